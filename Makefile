@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# softcx: top-level build. `make check` and `make demo` set everything up on a
+# fresh Debian 12 machine (apt packages, guest images, the test kernel); slow
+# artefacts are cached under $(SOFTCX_CACHE), outside the repo.
+
+SOFTCX_CACHE ?= /var/cache/softcx
+KVER ?= 6.1.0-57-amd64
+KDIR_STOCK ?= /usr/src/linux-headers-$(KVER)
+BUILD ?= $(CURDIR)/build
+export SOFTCX_CACHE KVER
+
+HOST_PKGS := build-essential g++ cmake libgtest-dev qemu-system-x86 linux-headers-$(KVER) \
+	linux-source-6.1 busybox-static flex bison libelf-dev libssl-dev bc ccache dwarves kmod \
+	cpio zstd rsync python3 clang libclang-rt-14-dev libibverbs-dev rdma-core
+
+KMOD_SRCS := Kbuild scripts/cxx.mk $(shell find kmod core_cpp kunit uapi -type f 2>/dev/null)
+
+.PHONY: all deps host-test module module-testk test-kernel check demo bench clean
+
+all: module host-test
+
+# Install the host packages this project needs when any is missing.
+deps: $(SOFTCX_CACHE)/.deps-ok
+$(SOFTCX_CACHE)/.deps-ok: Makefile
+	@missing=$$(for p in $(HOST_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	@mkdir -p $(SOFTCX_CACHE) && touch $@
+
+# --- kernel module -----------------------------------------------------------
+# Kbuild of 6.1 writes objects beside the sources; each target kernel gets its
+# own copy of the tree under build/ so the two builds never mix.
+define kmod_build
+	@mkdir -p $(BUILD)/$(1)
+	@rsync -a --delete --exclude '*.o' --exclude '.*.cmd' --exclude '*.ko' --exclude '*.mod*' \
+		--exclude 'modules.order' --exclude 'Module.symvers' --exclude '.*.d' \
+		--include 'Kbuild' --include 'scripts/***' --include 'kmod/***' --include 'core_cpp/***' \
+		--include 'kunit/***' --include 'uapi/***' --exclude '*' ./ $(BUILD)/$(1)/src/
+	@$(MAKE) -C $(2) M=$(BUILD)/$(1)/src $(3) modules >$(BUILD)/$(1)/build.log 2>&1; \
+		rc=$$$$?; cat $(BUILD)/$(1)/build.log; [ $$$$rc = 0 ] || exit $$$$rc
+	@! grep -E 'warning:|WARNING:|error:' $(BUILD)/$(1)/build.log || \
+		{ echo "module build for $(1) has warnings"; exit 1; }
+endef
+
+module: deps $(BUILD)/kmod-stock/src/softcx.ko
+$(BUILD)/kmod-stock/src/softcx.ko: $(KMOD_SRCS)
+	$(call kmod_build,kmod-stock,$(KDIR_STOCK),)
+
+test-kernel: deps
+	@tests/vm/build-test-kernel.sh >$(BUILD)/.testk-dir.tmp || exit 1; mkdir -p $(BUILD); \
+		mv $(BUILD)/.testk-dir.tmp $(BUILD)/testk-dir
+
+module-testk: test-kernel
+	$(call kmod_build,kmod-testk,$$(cat $(BUILD)/testk-dir),KUNIT_FAIL_DEMO=$(KUNIT_FAIL_DEMO))
+
+clean:
+	rm -rf $(BUILD)
+
+# --- host tests: the same core_cpp, host env, GoogleTest, ASan + UBSan -------
+HOST_CXX ?= g++
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+HOST_CORE_FLAGS := -std=gnu++20 -fno-exceptions -fno-rtti -Wall -Wextra -Werror \
+	-Wno-missing-field-initializers -Wno-sign-compare -g -O1 $(SAN) \
+	-Icore_cpp -Icore_cpp/include -Iuapi -MMD -MP
+HOST_TEST_FLAGS := -std=gnu++20 -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-sign-compare \
+	-g -O1 $(SAN) -Icore_cpp -Icore_cpp/include -Iuapi -Itests/host -MMD -MP
+CORE_CPP_SRCS := $(sort $(wildcard core_cpp/*/*.cpp))
+HOST_CORE_OBJS := $(patsubst %.cpp,$(BUILD)/host/%.o,$(filter-out core_cpp/lib/cxxrt.cpp,$(CORE_CPP_SRCS)))
+HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.cpp))
+HOST_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/host/%.o,$(HOST_TEST_SRCS))
+
+$(BUILD)/host/core_cpp/%.o: core_cpp/%.cpp
+	@mkdir -p $(dir $@)
+	$(HOST_CXX) $(HOST_CORE_FLAGS) -c -o $@ $<
+$(BUILD)/host/tests/%.o: tests/%.cpp
+	@mkdir -p $(dir $@)
+	$(HOST_CXX) $(HOST_TEST_FLAGS) -c -o $@ $<
+$(BUILD)/host/softcx_tests: $(HOST_CORE_OBJS) $(HOST_TEST_OBJS)
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+-include $(HOST_CORE_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d)
+
+host-test: deps $(BUILD)/host/softcx_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(BUILD)/host/softcx_tests --gtest_brief=1

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The environment core_cpp runs in: everything it needs from the kernel (or,
+ * on the host, from libc and threads), as plain C functions. kmod/ implements
+ * it for the kernel and tests/host for GoogleTest. No kernel header here: this
+ * file is compiled by both the kernel's C compiler and the freestanding C++.
+ */
+#ifndef SOFTCX_ENV_H
+#define SOFTCX_ENV_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory. SCX_MEM_ATOMIC may be used from any context. */
+enum { SCX_MEM_ZERO = 1, SCX_MEM_ATOMIC = 2 };
+void *scx_env_alloc(size_t size, unsigned int flags);
+void scx_env_free(void *ptr);
+
+/*
+ * Device-visible memory: page aligned, zeroed. *dma is the bus address the
+ * hca is given; only scx_env_dma_to_cpu() turns it back into a pointer.
+ */
+void *scx_env_dma_alloc(size_t size, uint64_t *dma);
+void scx_env_dma_free(void *cpu, size_t size, uint64_t dma);
+void *scx_env_dma_to_cpu(uint64_t dma, size_t len);
+
+/*
+ * Spinlocks, usable from hardirq context (irqsave). Locks of one class share
+ * a lockdep class; distinct classes may nest in a fixed order.
+ */
+struct scx_spinlock;
+enum { SCX_LOCK_CLASSES = 16 };
+struct scx_spinlock *scx_env_spin_new(unsigned int lock_class);
+void scx_env_spin_free(struct scx_spinlock *lock);
+unsigned long scx_env_spin_lock(struct scx_spinlock *lock);
+void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags);
+
+/* One-shot waits (command completion): sleep only in process context. */
+struct scx_completion;
+struct scx_completion *scx_env_completion_new(void);
+void scx_env_completion_free(struct scx_completion *c);
+void scx_env_completion_reinit(struct scx_completion *c);
+void scx_env_complete(struct scx_completion *c);
+/* 0 when completed, -ETIMEDOUT (as a negative errno) otherwise. */
+int scx_env_completion_wait(struct scx_completion *c, unsigned int timeout_ms);
+
+/* Deferred work in process context, run one item at a time per queue. */
+struct scx_work;
+typedef void (*scx_work_fn)(void *arg);
+struct scx_work *scx_env_work_new(scx_work_fn fn, void *arg);
+void scx_env_work_free(struct scx_work *w); /* waits for a running instance */
+void scx_env_work_queue(struct scx_work *w);
+void scx_env_work_queue_delayed(struct scx_work *w, unsigned int delay_us);
+
+uint64_t scx_env_now_ns(void);
+void scx_env_relax(void); /* a busy-wait iteration */
+void scx_env_sleep_us(unsigned int us);
+bool scx_env_in_atomic(void);
+
+enum scx_log_level { SCX_LOG_ERR = 3, SCX_LOG_WARN = 4, SCX_LOG_INFO = 6, SCX_LOG_DEBUG = 7 };
+void scx_env_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A broken internal invariant: logged loudly (a WARNING in the kernel, which
+ * every guest test treats as a failure). Returns, so callers can recover.
+ */
+void scx_env_bug(const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

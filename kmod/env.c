@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel side of core_cpp's environment (core_cpp/include/softcx/env.h):
+ * memory, device-visible memory, locks, completions, work, time and logging.
+ */
+#include "kmod.h"
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "softcx/env.h"
+
+void *scx_env_alloc(size_t size, unsigned int flags)
+{
+	gfp_t gfp = (flags & SCX_MEM_ATOMIC) ? GFP_ATOMIC : GFP_KERNEL;
+
+	if (flags & SCX_MEM_ZERO)
+		gfp |= __GFP_ZERO;
+	if (flags & SCX_MEM_ATOMIC)
+		return kmalloc(size, gfp);
+	return kvmalloc(size, gfp);
+}
+
+void scx_env_free(void *ptr)
+{
+	kvfree(ptr);
+}
+
+/*
+ * Without an IOMMU a device addresses memory by its physical address; the hca
+ * does the same, through the direct map.
+ */
+void *scx_env_dma_alloc(size_t size, uint64_t *dma)
+{
+	void *cpu = alloc_pages_exact(PAGE_ALIGN(size), GFP_KERNEL | __GFP_ZERO);
+
+	if (cpu)
+		*dma = virt_to_phys(cpu);
+	return cpu;
+}
+
+void scx_env_dma_free(void *cpu, size_t size, uint64_t dma)
+{
+	if (cpu)
+		free_pages_exact(cpu, PAGE_ALIGN(size));
+}
+
+void *scx_env_dma_to_cpu(uint64_t dma, size_t len)
+{
+	u64 last;
+
+	if (!len || check_add_overflow(dma, (u64)len - 1, &last))
+		return NULL;
+	if (!pfn_valid(PHYS_PFN(dma)) || !pfn_valid(PHYS_PFN(last)))
+		return NULL;
+	return phys_to_virt(dma);
+}
+
+struct scx_spinlock {
+	spinlock_t lock;
+};
+
+static struct lock_class_key scx_lock_keys[SCX_LOCK_CLASSES];
+
+struct scx_spinlock *scx_env_spin_new(unsigned int lock_class)
+{
+	struct scx_spinlock *l;
+
+	if (lock_class >= SCX_LOCK_CLASSES)
+		return NULL;
+	l = kmalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return NULL;
+	spin_lock_init(&l->lock);
+	lockdep_set_class(&l->lock, &scx_lock_keys[lock_class]);
+	return l;
+}
+
+void scx_env_spin_free(struct scx_spinlock *lock)
+{
+	kfree(lock);
+}
+
+unsigned long scx_env_spin_lock(struct scx_spinlock *lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lock->lock, flags);
+	return flags;
+}
+
+void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags)
+{
+	spin_unlock_irqrestore(&lock->lock, flags);
+}
+
+struct scx_completion {
+	struct completion done;
+};
+
+struct scx_completion *scx_env_completion_new(void)
+{
+	struct scx_completion *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	if (c)
+		init_completion(&c->done);
+	return c;
+}
+
+void scx_env_completion_free(struct scx_completion *c)
+{
+	kfree(c);
+}
+
+void scx_env_completion_reinit(struct scx_completion *c)
+{
+	reinit_completion(&c->done);
+}
+
+void scx_env_complete(struct scx_completion *c)
+{
+	complete(&c->done);
+}
+
+int scx_env_completion_wait(struct scx_completion *c, unsigned int timeout_ms)
+{
+	if (!wait_for_completion_timeout(&c->done, msecs_to_jiffies(timeout_ms)))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+struct scx_work {
+	struct delayed_work dw;
+	scx_work_fn fn;
+	void *arg;
+};
+
+static void scx_work_run(struct work_struct *work)
+{
+	struct scx_work *w = container_of(to_delayed_work(work), struct scx_work, dw);
+
+	w->fn(w->arg);
+}
+
+struct scx_work *scx_env_work_new(scx_work_fn fn, void *arg)
+{
+	struct scx_work *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (!w)
+		return NULL;
+	INIT_DELAYED_WORK(&w->dw, scx_work_run);
+	w->fn = fn;
+	w->arg = arg;
+	return w;
+}
+
+void scx_env_work_free(struct scx_work *w)
+{
+	if (!w)
+		return;
+	cancel_delayed_work_sync(&w->dw);
+	kfree(w);
+}
+
+void scx_env_work_queue(struct scx_work *w)
+{
+	queue_delayed_work(system_unbound_wq, &w->dw, 0);
+}
+
+void scx_env_work_queue_delayed(struct scx_work *w, unsigned int delay_us)
+{
+	queue_delayed_work(system_unbound_wq, &w->dw, usecs_to_jiffies(delay_us));
+}
+
+uint64_t scx_env_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+void scx_env_relax(void)
+{
+	cpu_relax();
+}
+
+void scx_env_sleep_us(unsigned int us)
+{
+	if (us >= 20000)
+		msleep(us / 1000);
+	else
+		usleep_range(us, us + us / 4 + 10);
+}
+
+bool scx_env_in_atomic(void)
+{
+	return in_atomic() || irqs_disabled();
+}
+
+void scx_env_log(int level, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	switch (level) {
+	case SCX_LOG_ERR:
+		pr_err("%pV\n", &vaf);
+		break;
+	case SCX_LOG_WARN:
+		pr_warn("%pV\n", &vaf);
+		break;
+	case SCX_LOG_INFO:
+		pr_info("%pV\n", &vaf);
+		break;
+	default:
+		pr_debug("%pV\n", &vaf);
+		break;
+	}
+	va_end(args);
+}
+
+void scx_env_bug(const char *what)
+{
+	WARN(1, "softcx: broken invariant: %s\n", what);
+}
+
+/* g++ references this from the vtable slot of every pure virtual function. */
+void __cxa_pure_virtual(void);
+void __cxa_pure_virtual(void)
+{
+	panic("softcx: pure virtual function called\n");
+}
