@@ -212,9 +212,8 @@ ldconfig -r "$root"
 for b in bin/bash sbin/modprobe bin/ip usr/bin/rdma usr/bin/ibv_rc_pingpong usr/bin/ib_write_bw \
 	usr/bin/rping bin/ps usr/bin/python3.11; do
 	[ -e "$root/$b" ] || [ -L "$root/$b" ] || die "/$b missing from the image"
-	if chroot "$root" /lib64/ld-linux-x86-64.so.2 --list "/$b" | grep 'not found' >&2; then
-		die "/$b has unresolved libraries"
-	fi
+	l=$(chroot "$root" /lib64/ld-linux-x86-64.so.2 --list "/$b" 2>&1) && ! grep -q 'not found' <<<"$l" ||
+		die "/$b: unresolved libraries: $(grep 'not found' <<<"$l" | tr -s ' \t\n' ' ')"
 done
 
 # Reproducible archive: fixed mtimes, sorted names, fixed owner.
