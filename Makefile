@@ -28,6 +28,7 @@ $(SOFTCX_CACHE)/.deps-ok: Makefile
 		echo "installing: $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@bash -c '. tests/vm/lib.sh && ensure_ksrc'
 	@mkdir -p $(SOFTCX_CACHE) && touch $@
 
 # --- kernel module -----------------------------------------------------------
@@ -55,6 +56,12 @@ test-kernel: deps
 
 module-testk: test-kernel
 	$(call kmod_build,kmod-testk,$$(cat $(BUILD)/testk-dir),KUNIT_FAIL_DEMO=$(KUNIT_FAIL_DEMO))
+
+check:
+	@scripts/check.sh
+
+demo: module
+	@scripts/demo.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -203,7 +203,7 @@ void scx_env_sleep_us(unsigned int us)
 
 bool scx_env_in_atomic(void)
 {
-	return in_atomic() || irqs_disabled();
+	return !preemptible();
 }
 
 void scx_env_log(int level, const char *fmt, ...)

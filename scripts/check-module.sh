@@ -1,0 +1,16 @@
+#!/bin/bash
+# check-module.sh KO KVER: the module is GPL, carries the kernel's vermagic
+# and leaves no C++ runtime symbol undefined.
+set -euo pipefail
+ko=$1 kver=$2
+lic=$(modinfo -F license "$ko")
+[ "$lic" = GPL ] || { echo "license is '$lic', want GPL"; exit 1; }
+vm=$(modinfo -F vermagic "$ko")
+[[ $vm == "$kver "* ]] || { echo "vermagic '$vm' is not for $kver"; exit 1; }
+bad=$(nm -u "$ko" | awk '{print $2}' | grep -E '^(_Z|__cxa_|__gxx_|_Unwind_|__dso_handle|__cxa_atexit)' || true)
+[ -z "$bad" ] || { echo "undefined C++ runtime symbols: $bad"; exit 1; }
+if nm "$ko" | grep -qw 'w __cxa_pure_virtual'; then
+	echo "__cxa_pure_virtual is only weakly referenced"
+	exit 1
+fi
+echo "license GPL, vermagic $vm, no undefined C++ runtime symbols"

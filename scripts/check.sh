@@ -1,0 +1,128 @@
+#!/bin/bash
+# `make check`: host tests, the module for the stock kernel, the stock guest,
+# the test kernel with KUnit and kmemleak. Every stage reports PASS/FAIL per
+# test it ran; the last line is "N passed, N failed"; any failure exits 1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+: "${SOFTCX_CACHE:=/var/cache/softcx}" "${KVER:=6.1.0-57-amd64}"
+SOFTCX_CACHE_SRC=$SOFTCX_CACHE/src/linux-source-6.1
+export SOFTCX_CACHE KVER
+out=$top/build/check
+rm -rf "$out"
+mkdir -p "$out"
+passed=0
+failed=0
+failures=()
+
+ok() { passed=$((passed + 1)); echo "PASS $*"; }
+bad() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL $*"; }
+
+# stage NAME CMD...: run, log to $out/NAME.log, count one test.
+stage() {
+	local name=$1 t0=$SECONDS
+	shift
+	if "$@" >"$out/$name.log" 2>&1; then
+		ok "$name ($((SECONDS - t0)) s)"
+	else
+		bad "$name" "($((SECONDS - t0)) s, log: $out/$name.log)"
+		tail -n 40 "$out/$name.log" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+# count_results LOG PREFIX: one test per RESULT line of a guest run.
+count_results() {
+	local name status rest
+	while read -r _ name status rest; do
+		if [ "$status" = PASS ]; then ok "$2/$name $rest"; else bad "$2/$name" "$rest"; fi
+	done < <(grep -a '^RESULT ' "$1" 2>/dev/null | tr -d '\r')
+}
+
+# guest NAME SCRIPT [run-guest options]: one guest run; its RESULT lines
+# count as tests, and so does a clean kernel log.
+guest() {
+	local name=$1 script=$2 rc=0
+	shift 2
+	echo "---- guest $name"
+	tests/vm/run-guest.sh -l "$out/$name" "$@" "$script" >"$out/$name.log" 2>&1 || rc=$?
+	count_results "$out/$name/results.log" "$name"
+	if tests/vm/scan-log.sh "$out/$name/console.log" >>"$out/$name.log" 2>&1; then
+		ok "$name/kernel_log_clean"
+	else
+		bad "$name/kernel_log_clean" "(see $out/$name/console.log)"
+		grep -a -m 20 -E 'BUG|WARNING|KASAN|leak|Call Trace' "$out/$name/console.log" | sed 's/^/    /'
+	fi
+	if [ $rc != 0 ] && ! grep -aq '^RESULT .* FAIL' "$out/$name/results.log" 2>/dev/null; then
+		bad "$name/guest_exit" "status $rc"
+		tail -n 30 "$out/$name.log" | sed 's/^/    /'
+	fi
+	return $rc
+}
+
+# gtest_counts LOG: add the GoogleTest pass/fail counts.
+gtest_counts() {
+	local p f
+	p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\./\1/p' "$1" | tail -1)
+	f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below:/\1/p' "$1" | tail -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	[ -n "$p$f" ] || bad host_tests "no GoogleTest summary"
+	echo "host tests: ${p:-0} passed, ${f:-0} failed"
+}
+
+stage deps make deps || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "---- host"
+if make host-test >"$out/host.log" 2>&1; then :; else
+	grep -a -E 'FAILED|ERROR|error:' "$out/host.log" | head -30 | sed 's/^/    /'
+fi
+gtest_counts "$out/host.log"
+stage scan_log_selftest tests/vm/test-scan-log.sh
+stage kmod_style perl "$SOFTCX_CACHE_SRC/scripts/checkpatch.pl" --no-tree --terse --quiet \
+	-f kmod/*.c kmod/*.h kunit/*.c
+
+echo "---- stock kernel ($KVER)"
+ko=build/kmod-stock/src/softcx.ko
+if stage module_stock make module; then
+	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
+	mkdir -p "$out/overlay-stock"
+	cp "$ko" "$out/overlay-stock/"
+	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
+fi
+
+echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
+if stage test_kernel make test-kernel && stage module_testk make module-testk; then
+	kdir=$(cat build/testk-dir)
+	mkdir -p "$out/overlay-testk"
+	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko "$out/overlay-testk/"
+	guest testk_kunit tests/vm/guest/kunit.sh -k "$kdir" -o "$out/overlay-testk"
+	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
+	n=0
+	while read -r suite; do
+		n=$((n + 1))
+		sed -n "/^KTAP-BEGIN $suite\r\?\$/,/^KTAP-END $suite\r\?\$/p" "$out/testk_kunit/results.log" |
+			tr -d '\r' | sed '1d;$d' >"$out/kunit-$suite.ktap"
+		python3 "$SOFTCX_CACHE_SRC/tools/testing/kunit/kunit.py" parse "$out/kunit-$suite.ktap" \
+			>"$out/kunit-$suite.parsed" 2>&1
+		sed -E 's/^\[[0-9:]+\] //' "$out/kunit-$suite.parsed"
+		while read -r st tname; do
+			case $st in
+			PASSED) ok "kunit/$suite/$tname" ;;
+			FAILED | CRASHED | "TIMED OUT") bad "kunit/$suite/$tname" "$st" ;;
+			esac
+		done < <(sed -nE 's/^\[[0-9:]+\] +\[(PASSED|FAILED|CRASHED|SKIPPED)\] ([a-z0-9_]+)$/\1 \2/p' \
+			"$out/kunit-$suite.parsed" | grep -v "^[A-Z]* $suite\$")
+		grep -q 'Testing complete.' "$out/kunit-$suite.parsed" && ! grep -qE 'failed: [1-9]|crashed: [1-9]|errors: [1-9]|ERROR' \
+			"$out/kunit-$suite.parsed" || bad "kunit/$suite/parse" "kunit.py reported failure"
+	done < <(sed -nE 's/^KTAP-BEGIN ([a-z0-9_]+)\r?$/\1/p' "$out/testk_kunit/results.log" 2>/dev/null)
+	[ $n -gt 0 ] || bad kunit "no KTAP output"
+	guest testk_load tests/vm/guest/softcx-load.sh -k "$kdir" -o "$out/overlay-testk"
+fi
+
+echo
+if [ $failed -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,127 @@
+# Helpers for in-guest test scripts (bash); run-guest.sh ships this file as
+# /harness/common.sh. Source it:  . "${BASH_SOURCE%/*}/common.sh"
+# Sourced, so no shell options are set here.
+#
+# Under TCG every fork+exec costs tens of ms: helpers use bash builtins where
+# they can, and return output in $RUN_OUT instead of through $(...).
+
+RESULTS_PORT=/dev/ttyS1 # results.log on the host
+PEER_IP=10.0.0.1
+_passed=0 _failed=0
+
+# result NAME PASS|FAIL [details]: one RESULT line to the results port and console.
+result() {
+	local line="RESULT $1 $2${3:+ ${*:3}}"
+	echo "$line"
+	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+	if [ "$2" = PASS ]; then _passed=$((_passed + 1)); else _failed=$((_failed + 1)); fi
+}
+
+# run_t SECS cmd...: run with a timeout; logs the command and its output,
+# leaves the output in $RUN_OUT and returns the command's status (124: timeout).
+run_t() {
+	local secs=$1 rc=0
+	shift
+	echo "+ $*" >&2
+	RUN_OUT=$(timeout "$secs" "$@" 2>&1) || rc=$?
+	[ -z "$RUN_OUT" ] || printf '%s\n' "$RUN_OUT" >&2
+	[ $rc = 0 ] || echo "+ exit status $rc" >&2
+	return $rc
+}
+
+# setup_netdev: dummy0 with $PEER_IP/24, up. dummy.ko usually creates dummy0
+# itself (numdummies=1), so only add it when missing.
+setup_netdev() {
+	run_t 30 modprobe dummy || return
+	[ -e /sys/class/net/dummy0 ] || run_t 10 ip link add dummy0 type dummy || return
+	run_t 10 ip addr replace "$PEER_IP/24" dev dummy0 || return
+	run_t 10 ip link set dummy0 up
+}
+
+# rxe_up [DEV [NETDEV]]: Soft-RoCE device DEV (rxe0) on NETDEV (dummy0).
+rxe_up() {
+	local dev=${1:-rxe0} nd=${2:-dummy0}
+	run_t 60 modprobe -a rdma_rxe rdma_ucm ib_umad || return
+	[ -e "/sys/class/infiniband/$dev" ] || run_t 30 rdma link add "$dev" type rxe netdev "$nd"
+}
+
+# roce_v2_ipv4_gid_index DEV: print the index of DEV's RoCE v2 IPv4-mapped GID.
+# Only the first 16 of the 1024 entries are read (builtins only: a `cat` per
+# entry costs ~35 s per device under TCG). GIDs are filled in asynchronously
+# after `rdma link add`, so retry for a few seconds.
+roce_v2_ipv4_gid_index() {
+	local p=/sys/class/infiniband/$1/ports/1 i try gid type
+	for ((try = 0; try < 25; try++)); do
+		for ((i = 0; i < 16; i++)); do
+			read -r gid <"$p/gids/$i" 2>/dev/null || continue
+			read -r type <"$p/gid_attrs/types/$i" 2>/dev/null || continue
+			if [ "$type" = "RoCE v2" ] && [[ $gid == 0000:0000:0000:0000:0000:ffff:* ]]; then
+				echo "$i"
+				return 0
+			fi
+		done
+		sleep 0.2
+	done
+	echo "no RoCE v2 IPv4 GID on $1" >&2
+	return 1
+}
+
+# pingpong_pair DEV GIDX TOOL [args...]: TOOL (an ibv_*_pingpong) as server in
+# the background and as client against $PEER_IP; both must exit 0. The client
+# output is left in $RUN_OUT. The client is retried while the server is not
+# listening yet (slow start under TCG).
+pingpong_pair() {
+	local dev=$1 gidx=$2 tool=$3 srv_rc=0 cli_rc=0 try spid
+	shift 3
+	local srv_log=/tmp/pp-server.$$
+	echo "+ server: $tool -d $dev -g $gidx $*" >&2
+	timeout 120 "$tool" -d "$dev" -g "$gidx" "$@" >"$srv_log" 2>&1 &
+	spid=$!
+	sleep 1
+	for ((try = 0; try < 5; try++)); do
+		cli_rc=0
+		run_t 100 "$tool" -d "$dev" -g "$gidx" "$@" "$PEER_IP" || cli_rc=$?
+		[ $cli_rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] && kill -0 "$spid" 2>/dev/null || break
+		sleep 1
+	done
+	local client_out=$RUN_OUT
+	wait "$spid" || srv_rc=$?
+	echo "+ server exit status $srv_rc:" >&2
+	cat "$srv_log" >&2
+	rm -f "$srv_log"
+	RUN_OUT=$client_out
+	[ $srv_rc = 0 ] && [ $cli_rc = 0 ]
+}
+
+# finish: summary line; non-zero if any result failed (use as the last command).
+finish() {
+	local line="SUMMARY: $_passed passed, $_failed failed"
+	echo "$line"
+	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+	[ $_failed = 0 ]
+}
+
+# kmemleak_begin: forget everything allocated so far (boot-time objects), so
+# a later kmemleak_check reports only what the test leaked.
+kmemleak_begin() {
+	[ -e /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+	return 0
+}
+
+# kmemleak_check TAG: on kernels with kmemleak, scan twice (objects need two
+# scans to be reported) and fail on any report. Skipped where absent.
+kmemleak_check() {
+	local f=/sys/kernel/debug/kmemleak
+	[ -e $f ] || return 0
+	echo scan >$f
+	sleep 1
+	echo scan >$f
+	local leaks
+	leaks=$(cat $f)
+	if [ -z "$leaks" ]; then
+		result "kmemleak_$1" PASS
+	else
+		printf '%s\n' "$leaks"
+		result "kmemleak_$1" FAIL "$(grep -c 'unreferenced object' <<<"$leaks") objects"
+	fi
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Boot the guest under QEMU (TCG) and run one script inside it.
+#
+#   run-guest.sh [-k KERNEL_DIR] [-t TIMEOUT_S] [-m MEM] [-c CPUS]
+#                [-o OVERLAY_DIR] [-l LOGDIR] [-S] SCRIPT [-- kernel args]
+#
+#   SCRIPT       runs as /harness/run.sh (bash); guest/common.sh is at
+#                /harness/common.sh, OVERLAY_DIR's contents under /harness/extra/
+#   -k DIR       test kernel instead of the stock one (see build-guest.sh)
+#   -S           interactive shell on stdio (SCRIPT optional)
+#
+# Exit status: the script's, from the GUEST-EXIT line on the results port;
+# 124 timeout, 125 no GUEST-EXIT (crash/panic); 3 if scan-log.sh finds kernel
+# trouble in console.log, whatever the script returned.
+# LOGDIR (default: new dir under $SOFTCX_CACHE/runs) keeps console.log,
+# results.log and cmd.txt; its path is printed on stderr at the end.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+
+usage() { sed -n '3,7s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+kdir='' tmo=900 mem=2G cpus=2 ovl='' logdir='' shell=0
+while getopts k:t:m:c:o:l:Sh opt; do
+	case $opt in
+	k) kdir=$OPTARG ;; t) tmo=$OPTARG ;; m) mem=$OPTARG ;; c) cpus=$OPTARG ;;
+	o) ovl=$OPTARG ;; l) logdir=$OPTARG ;; S) shell=1 ;; *) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+script=''
+if [ $# -gt 0 ] && [ "$1" != -- ] && { [ $shell = 0 ] || [ -f "$1" ]; }; then
+	script=$1
+	shift
+fi
+[ "${1:-}" != -- ] || shift
+[ -n "$script" ] || [ $shell = 1 ] || usage
+[ -z "$script" ] || [ -f "$script" ] || die "no such script: $script"
+[ -z "$ovl" ] || [ -d "$ovl" ] || die "no such overlay dir: $ovl"
+command -v qemu-system-x86_64 >/dev/null || apt-get install -y -q qemu-system-x86 >&2
+
+img=$(KERNEL_DIR=$kdir "$here/build-guest.sh" | tail -n1)
+if [ -z "$logdir" ]; then
+	mkdir -p "$SOFTCX_CACHE/runs"
+	logdir=$(mktemp -d "$SOFTCX_CACHE/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
+fi
+mkdir -p "$logdir"
+rm -f "$logdir"/{console,results}.log
+
+# Per-run files go into a small gzip cpio appended to the cached base image;
+# the kernel unpacks both, so the base image is never rebuilt for a test.
+stage=$logdir/overlay
+rm -rf "$stage"
+mkdir -p "$stage/harness/extra"
+install -m 644 "$here/guest/common.sh" "$stage/harness/common.sh"
+[ -z "$script" ] || install -m 755 "$script" "$stage/harness/run.sh"
+[ -z "$ovl" ] || cp -a "$ovl/." "$stage/harness/extra/"
+(cd "$stage" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$logdir/overlay.cpio.gz"
+rm -rf "$stage"
+cat "$img/initramfs.cpio.zst" "$logdir/overlay.cpio.gz" >"$logdir/initrd.img"
+
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 mitigations=off"
+if [ $shell = 1 ]; then
+	append+=" harness=shell"
+	# stdio for the user, still logged so the scan below works.
+	con=(-chardev "stdio,id=con,logfile=$logdir/console.log" -serial chardev:con)
+	fg=(--foreground) # let QEMU read the terminal
+else
+	con=(-serial "file:$logdir/console.log")
+	fg=()
+fi
+[ $# = 0 ] || append+=" $*"
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem"
+	-no-reboot -nodefaults -display none -kernel "$img/vmlinuz" -initrd "$logdir/initrd.img"
+	"${con[@]}" -serial "file:$logdir/results.log" -monitor none -append "$append")
+printf '%q ' "${qemu[@]}" >"$logdir/cmd.txt"
+echo >>"$logdir/cmd.txt"
+
+log "booting $(basename "$img") (timeout ${tmo}s, logs in $logdir)"
+start=$SECONDS
+qrc=0
+if [ $shell = 1 ]; then
+	timeout "${fg[@]}" "$tmo" "${qemu[@]}" || qrc=$?
+else
+	timeout "$tmo" "${qemu[@]}" </dev/null || qrc=$?
+fi
+wall=$((SECONDS - start))
+[ "${KEEP_INITRD:-0}" = 1 ] || rm -f "$logdir/initrd.img" "$logdir/overlay.cpio.gz"
+
+touch "$logdir/results.log" "$logdir/console.log"
+grep -a '^RESULT ' "$logdir/results.log" | tr -d '\r' >&2 || true
+rc=$(tr -d '\r' <"$logdir/results.log" | sed -n 's/^GUEST-EXIT \([0-9][0-9]*\)$/\1/p' | tail -n1)
+if [ -z "$rc" ]; then
+	if [ $qrc = 124 ]; then
+		log "FAIL: guest timed out after ${tmo}s (no GUEST-EXIT)"
+		rc=124
+	else
+		log "FAIL: guest stopped without GUEST-EXIT (qemu rc $qrc; kernel panic or crash?)"
+		rc=125
+	fi
+fi
+if ! "$here/scan-log.sh" "$logdir/console.log" >&2; then
+	log "FAIL: kernel trouble in console.log (script rc $rc)"
+	rc=3
+fi
+echo "qemu_rc=$qrc rc=$rc wall_s=$wall" >"$logdir/status.txt"
+log "guest finished: rc $rc, ${wall}s wall"
+echo "$logdir" >&2
+exit "$rc"
