@@ -34,17 +34,7 @@ $(SOFTCX_CACHE)/.deps-ok: Makefile
 # --- kernel module -----------------------------------------------------------
 # Kbuild of 6.1 writes objects beside the sources; each target kernel gets its
 # own copy of the tree under build/ so the two builds never mix.
-define kmod_build
-	@mkdir -p $(BUILD)/$(1)
-	@rsync -a --delete --exclude '*.o' --exclude '.*.cmd' --exclude '*.ko' --exclude '*.mod*' \
-		--exclude 'modules.order' --exclude 'Module.symvers' --exclude '.*.d' \
-		--include 'Kbuild' --include 'scripts/***' --include 'kmod/***' --include 'core_cpp/***' \
-		--include 'kunit/***' --include 'uapi/***' --exclude '*' ./ $(BUILD)/$(1)/src/
-	@$(MAKE) -C $(2) M=$(BUILD)/$(1)/src $(3) modules >$(BUILD)/$(1)/build.log 2>&1; \
-		rc=$$$$?; cat $(BUILD)/$(1)/build.log; [ $$$$rc = 0 ] || exit $$$$rc
-	@! grep -E 'warning:|WARNING:|error:' $(BUILD)/$(1)/build.log || \
-		{ echo "module build for $(1) has warnings"; exit 1; }
-endef
+kmod_build = scripts/build-module.sh $(BUILD)/$(1) $(2) $(3)
 
 module: deps $(BUILD)/kmod-stock/src/softcx.ko
 $(BUILD)/kmod-stock/src/softcx.ko: $(KMOD_SRCS)
@@ -85,6 +75,29 @@ $(BUILD)/host/core_cpp/%.o: core_cpp/%.cpp
 $(BUILD)/host/tests/%.o: tests/%.cpp
 	@mkdir -p $(dir $@)
 	$(HOST_CXX) $(HOST_TEST_FLAGS) -c -o $@ $<
+# test_prm_ifc checks core_cpp/prm against the kernel's own mlx5 layouts,
+# extracted by scripts/ifc_offsets.py (only those files are unpacked when the
+# kernel tree is not there yet; the test-kernel build unpacks it fully later).
+IFC_KSRC ?= $(SOFTCX_CACHE)/src/linux-source-6.1
+IFC_KFILES := include/linux/mlx5/mlx5_ifc.h include/linux/mlx5/mlx5_ifc_fpga.h \
+	include/linux/mlx5/device.h include/linux/mlx5/qp.h include/linux/mlx5/cq.h \
+	include/linux/mlx5/driver.h include/linux/mlx5/doorbell.h \
+	$(addprefix drivers/net/ethernet/mellanox/mlx5/core/,cmd.c eq.c mlx5_core.h)
+$(addprefix $(IFC_KSRC)/,$(IFC_KFILES)):
+	@mkdir -p $(dir $(IFC_KSRC))
+	tar -C $(dir $(IFC_KSRC)) -xJf /usr/src/linux-source-6.1.tar.xz \
+		$(addprefix linux-source-6.1/,$(IFC_KFILES))
+$(BUILD)/host/gen/ifc_offsets.h: scripts/ifc_offsets.py $(wildcard core_cpp/prm/*.h) \
+		$(addprefix $(IFC_KSRC)/,$(IFC_KFILES))
+	@mkdir -p $(dir $@)
+	python3 scripts/ifc_offsets.py --ifc $(IFC_KSRC)/include/linux/mlx5/mlx5_ifc.h \
+		$(foreach f,$(filter-out %mlx5_ifc.h %fpga.h %device.h %qp.h %cq.h,$(IFC_KFILES)), \
+			--ifc-extra $(IFC_KSRC)/$(f)) \
+		$(foreach h,device qp cq,--device $(IFC_KSRC)/include/linux/mlx5/$(h).h) \
+		--prm core_cpp/prm -o $@
+$(BUILD)/host/tests/host/test_prm_ifc.o: $(BUILD)/host/gen/ifc_offsets.h
+$(BUILD)/host/tests/host/test_prm_ifc.o: HOST_TEST_FLAGS += -I$(BUILD)/host/gen
+
 $(BUILD)/host/softcx_tests: $(HOST_CORE_OBJS) $(HOST_TEST_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 -include $(HOST_CORE_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d)

@@ -28,8 +28,9 @@ cxx_flags = -Wp,-MMD,$(depfile) $(filter-out $(cxx-drop-flags),$(_c_flags)) \
 	$(cxx-std-flags) $(cxxflags-y) -DSCX_KERNEL=1
 
 # The Debian kernel ignores .init_array (CONFIG_CONSTRUCTORS=n): an object that
-# needs a dynamic initialiser would silently run uninitialised, so refuse it.
-cmd_cxx_no_ctors = if $(OBJDUMP) -h $@ | grep -qE '\.(init_array|ctors)'; then \
+# needs a C++ dynamic initialiser would silently run uninitialised, so refuse
+# it. (KASAN kernels add constructors of their own, _sub_I_*, which they run.)
+cmd_cxx_no_ctors = if $(NM) $@ | grep -q ' _GLOBAL__sub_I_'; then \
 	echo "error: $@ needs global constructors; use constinit/constexpr" >&2; \
 	rm -f $@; false; fi
 

@@ -16,7 +16,8 @@ only there, device.h (plain C structs). Then scans the softcx PRM headers for
 tests/host/test_prm_ifc.cpp compares the two, so a typo or a kernel-side
 change shows up as a failing test naming the field.
 
-usage: ifc_offsets.py --ifc mlx5_ifc.h --device device.h --prm DIR -o OUT.h
+usage: ifc_offsets.py --ifc mlx5_ifc.h [--ifc-extra cmd.c] --device device.h
+       [--device qp.h ...] --prm DIR -o OUT.h
 """
 import argparse
 import glob
@@ -125,9 +126,26 @@ class Parser:
             if tok in ("struct", "union") and self.peek(2) == "{":
                 kind = self.take()
                 name = self.take()
-                self.aggregates[kind + " " + name] = (kind, self.parse_body())
+                start = self.i
+                try:
+                    self.aggregates[kind + " " + name] = (kind, self.parse_body())
+                except (ValueError, IndexError):
+                    # Not a plain layout (pointers, function members ...): skip it.
+                    self.i = start
+                    self.skip_braces()
             else:
                 self.take()
+
+    def skip_braces(self):
+        depth = 0
+        while self.peek() is not None:
+            tok = self.take()
+            if tok == "{":
+                depth += 1
+            elif tok == "}":
+                depth -= 1
+                if depth == 0:
+                    return
 
     def parse_body(self):
         self.expect("{")
@@ -180,8 +198,23 @@ class Parser:
         return dims
 
 
+def read_with_includes(path, seen=None):
+    """The file's text with its local #include "x.h" files prepended."""
+    seen = seen if seen is not None else set()
+    if path in seen:
+        return ""
+    seen.add(path)
+    text = open(path).read()
+    extra = ""
+    for inc in re.findall(r'^\s*#include\s+"([^"]+)"', text, flags=re.M):
+        sub = os.path.join(os.path.dirname(path), inc)
+        if os.path.exists(sub):
+            extra += read_with_includes(sub, seen) + "\n"
+    return extra + text
+
+
 def load(path):
-    text = strip_comments(open(path).read())
+    text = strip_comments(read_with_includes(path))
     consts = collect_constants(text)
     # Drop preprocessor lines before tokenizing.
     body = re.sub(r"^\s*#.*?(?<!\\)$", " ", text, flags=re.M | re.S)
@@ -274,8 +307,6 @@ class CLayout:
 
     def body_info(self, body):
         size, align = 0, 1
-        for _, off, w, a in self.walk(body, 0):
-            pass
         kind, members = body
         offs = 0
         for m in members:
@@ -289,9 +320,6 @@ class CLayout:
                 size = offs
         size = (size + align - 1) // align * align
         return size, align
-
-    def walk(self, body, base):
-        return []
 
     def fields(self, body, base=0, prefix=""):
         kind, members = body
@@ -323,13 +351,27 @@ class CLayout:
 
 # --------------------------------------------------------- softcx's headers
 
+# Kernel constants exported for the test to compare softcx's values with.
+CONST_PREFIXES = ("MLX5_CMD_OP_", "MLX5_CMD_STAT_", "MLX5_CMD_DELIVERY_STAT_", "MLX5_EVENT_TYPE_",
+                  "MLX5_PORT_CHANGE_SUBTYPE_", "MLX5_CQE_", "MLX5_CQ_STATE_", "MLX5_EQ_STATE_",
+                  "MLX5_CQ_DB_REQ_", "MLX5_CQ_DOORBELL", "MLX5_EQ_DOORBEL_OFFSET", "MLX5_MAX_COMMANDS",
+                  "MLX5_CMD_DATA_BLOCK_SIZE", "MLX5_PCI_CMD_XPORT", "CMD_IF_REV", "CMD_OWNER_",
+                  "MLX5_QUERY_PAGES_IN_OP_MOD_", "MLX5_MANAGE_PAGES_IN_OP_MOD_", "MLX5_CAP_",
+                  "HCA_CAP_OPMOD_GET_", "MLX5_MKC_ACCESS_MODE_", "MLX5_TEARDOWN_HCA_IN_PROFILE_",
+                  "MLX5_VPORT_STATE_OP_MOD_", "MLX5_QUERY_VPORT_STATE_OUT_STATE_", "MLX5_CQ_ERROR_SYNDROME_",
+                  "MLX5_CQC_STATUS_", "MLX5_CMD_HCA_CAP_", "MLX5_ATOMIC_OPS_", "MLX5_ROCE_",
+                  "MLX5_NIC_IFC_", "MLX5_ADAPTER_PAGE_SHIFT", "MLX5_MODIFY_CQ_IN_OP_MOD_", "MLX5_CQ_MODIFY_",
+                  "MLX5_EQE_OWNER_INIT_VAL")
+
 NS_RE = re.compile(r"namespace\s+scx::prm::(\w+)\s*\{")
 DECL_RE = re.compile(r"constexpr\s+(field|block)\s*<\s*([^,>]+?)\s*,\s*([^>]+?)\s*>\s+(\w+)\s*\{\s*\}")
 
 
 def declared_fields(prm_dir):
-    """[(namespace, name)] in declaration order, per header."""
+    """[(namespace, name, header)] in declaration order, and the namespaces
+    that declare a size_bytes constant."""
     out = []
+    sized = set()
     for path in sorted(glob.glob(os.path.join(prm_dir, "*.h"))):
         text = strip_comments(open(path).read())
         for m in NS_RE.finditer(text):
@@ -338,9 +380,12 @@ def declared_fields(prm_dir):
             while depth and j < len(text):
                 depth += {"{": 1, "}": -1}.get(text[j], 0)
                 j += 1
-            for d in DECL_RE.finditer(text[m.end():j]):
+            body = text[m.end():j]
+            for d in DECL_RE.finditer(body):
                 out.append((m.group(1), d.group(4), os.path.basename(path)))
-    return out
+            if re.search(r"constexpr\s+u32\s+size_bytes\s*=", body):
+                sized.add(m.group(1))
+    return out, sized
 
 
 # ----------------------------------------------------------------------- main
@@ -349,37 +394,57 @@ def declared_fields(prm_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ifc", required=True)
-    ap.add_argument("--device", required=True)
+    ap.add_argument("--ifc-extra", action="append", default=[],
+                    help="another kernel file whose mlx5_ifc_*_bits structs and constants "
+                         "count too (cmd.c, eq.c, mlx5_core.h, ...)")
+    ap.add_argument("--device", action="append", required=True,
+                    help="a C header of byte-level structs (device.h, qp.h, ...)")
     ap.add_argument("--prm", required=True)
     ap.add_argument("-o", "--out", required=True)
     args = ap.parse_args()
 
     ifc_agg, ifc_consts = load(args.ifc)
-    dev_agg, dev_consts = load(args.device)
+    for extra in args.ifc_extra:
+        text = strip_comments(open(extra).read())
+        for m in re.finditer(r"^struct mlx5_ifc_\w+_bits \{.*?^\};", text, flags=re.M | re.S):
+            p = Parser(tokenize(m.group(0)))
+            p.parse_file()
+            for k, v in p.aggregates.items():
+                ifc_agg.setdefault(k, v)
+    dev_agg, dev_consts = {}, {}
+    for path in args.device:
+        a, c = load(path)
+        for k, v in a.items():
+            dev_agg.setdefault(k, v)
+        for k, v in c.items():
+            dev_consts.setdefault(k, v)
     ifc = IfcLayout(ifc_agg, ifc_consts)
     dev = CLayout(dev_agg, dev_consts)
 
-    decls = declared_fields(args.prm)
+    decls, sized = declared_fields(args.prm)
     namespaces = []
     for ns, _, _ in decls:
         if ns not in namespaces:
             namespaces.append(ns)
 
-    kernel = []   # (ns, path, off, width, source)
+    kernel = []   # (ns, path, off, width)
     sources = {}
+    sizes = {}    # ns -> kernel size in bits
     for ns in namespaces:
         for key in ("struct mlx5_ifc_%s_bits" % ns, "union mlx5_ifc_%s_bits" % ns):
             if key in ifc_agg:
                 for path, off, w in ifc.fields(ifc_agg[key]):
                     kernel.append((ns, path, off, w))
                 sources[ns] = "mlx5_ifc.h " + key
+                sizes[ns] = ifc.size(key)
                 break
         else:
             for key in ("struct mlx5_%s" % ns, "union mlx5_%s" % ns, "struct %s" % ns):
                 if key in dev_agg:
                     for path, off, w in dev.fields(dev_agg[key]):
                         kernel.append((ns, path, off, w))
-                    sources[ns] = "device.h " + key
+                    sources[ns] = "C header " + key
+                    sizes[ns] = dev.body_info(dev_agg[key])[0] * 8
                     break
 
     lines = [
@@ -410,23 +475,47 @@ def main():
         "\tunsigned long bits;",
         "};",
         "",
-        "// Which kernel definition each softcx layout was matched with.",
+        "template <unsigned O, unsigned B> constexpr unsigned long width(scx::prm::field<O, B>) { return B; }",
+        "template <unsigned O, unsigned N> constexpr unsigned long width(scx::prm::block<O, N>) { return N * 8ul; }",
+        "",
+        "// Which kernel definition each softcx layout was matched with, its size",
+        "// there (bits; flexible arrays count 0) and softcx's size_bytes * 8 (or 0).",
         "struct layout_source {",
         "\tconst char *layout;",
         "\tconst char *kernel;",
+        "\tunsigned long kernel_bits;",
+        "\tunsigned long declared_bits;",
         "};",
         "",
         "inline constexpr layout_source sources[] = {",
     ]
     for ns in namespaces:
-        lines.append('\t{"%s", %s},' % (ns, '"%s"' % sources[ns] if ns in sources else "nullptr"))
+        declared_size = "scx::prm::%s::size_bytes * 8ul" % ns if ns in sized else "0"
+        lines.append('\t{"%s", %s, 0x%x, %s},' % (
+            ns, '"%s"' % sources[ns] if ns in sources else "nullptr", sizes.get(ns, 0), declared_size))
     lines += ["};", "", "inline constexpr kernel_field kernel_fields[] = {"]
     for ns, path, off, w in kernel:
         lines.append('\t{"%s", "%s", 0x%x, 0x%x},' % (ns, path, off, w))
     lines += ["};", "", "inline constexpr declared_field declared[] = {"]
     for ns, name, _ in decls:
         q = "scx::prm::%s::%s" % (ns, name)
-        lines.append('\t{"%s", "%s", %s.bit_off, scx::prm::bit_width(%s)},' % (ns, name, q, q))
+        lines.append('\t{"%s", "%s", %s.bit_off, width(%s)},' % (ns, name, q, q))
+    lines += ["};", "", "// Kernel enum constants softcx mirrors (opcodes, status codes, ...).",
+              "struct kernel_const {", "\tconst char *name;", "\tunsigned long value;", "};", "",
+              "inline constexpr kernel_const kernel_consts[] = {"]
+    all_consts = dict(ifc_consts)
+    all_consts.update(dev_consts)
+    for extra in args.ifc_extra:
+        for k, v in collect_constants(strip_comments(open(extra).read())).items():
+            all_consts.setdefault(k, v)
+    for name in sorted(all_consts):
+        if not name.startswith(CONST_PREFIXES):
+            continue
+        try:
+            value = evaluate(all_consts[name], all_consts)
+        except (ValueError, SyntaxError):
+            continue
+        lines.append('\t{"%s", 0x%x},' % (name, value))
     lines += ["};", "", "} // namespace kifc", ""]
 
     tmp = args.out + ".tmp"
