@@ -43,12 +43,23 @@ def tokenize(text):
 
 
 def collect_constants(text):
-    """#define NAME value and enum NAME = value, for array sizes."""
+    """#define NAME value, and enum members (implicit ones count on)."""
     consts = {}
     for m in re.finditer(r"^\s*#define\s+(\w+)\s+(.+?)\s*$", text, flags=re.M):
         consts[m.group(1)] = m.group(2)
-    for m in re.finditer(r"\b(MLX5_\w+)\s*=\s*([^,}\n]+)", text):
-        consts.setdefault(m.group(1), m.group(2))
+    for m in re.finditer(r"\benum\s*\w*\s*\{(.*?)\}", text, flags=re.S):
+        prev = None
+        for item in m.group(1).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, _, value = item.partition("=")
+            name = name.strip()
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                break
+            value = value.strip() if value else ("(%s) + 1" % prev if prev else "0")
+            consts.setdefault(name, value)
+            prev = name
     return consts
 
 
@@ -306,13 +317,26 @@ class CLayout:
         return self.body_info(body)
 
     def body_info(self, body):
-        size, align = 0, 1
         kind, members = body
-        offs = 0
+        size, align, offs = 0, 1, 0
+        bit, unit = 0, 0  # bits used in the open bitfield unit, its size
         for m in members:
             s, a = self.type_info(m)
-            s *= self.count(m)
             align = max(align, a)
+            if m.bitfield is not None:
+                if bit == 0:
+                    offs = (offs + a - 1) // a * a
+                    unit = s
+                bit += evaluate(m.bitfield, self.consts)
+                if bit >= 8 * unit:
+                    offs += unit
+                    bit = 0
+                size = max(size, offs + (unit if bit else 0))
+                continue
+            if bit:
+                offs += unit
+                bit = 0
+            s *= self.count(m)
             if kind == "union":
                 size = max(size, s)
             else:
