@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The driver side of a softcx function (core_cpp/driver) for the kernel
+ * shim: bring a function up through its BAR, take its interrupts, run its
+ * completion tasklets, read its statistics, tear it down. No kernel header
+ * here; the shim supplies DMA memory, interrupt registration and tasklet
+ * scheduling through the callbacks below.
+ */
+#ifndef SOFTCX_DRIVER_H
+#define SOFTCX_DRIVER_H
+
+#include "softcx/bus.h"
+#include "softcx/env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct scx_drv;
+
+struct scx_drv_params {
+	const char *name;      /* "softcx0": log prefix, IRQ names "<name>-async", "<name>-comp<N>" */
+	struct scx_bar *bar;   /* BAR0 of the function (from the hca's C API) */
+	void *ctx;             /* passed to every callback */
+
+	/* Coherent DMA memory, page aligned and zeroed; NULL on failure. */
+	void *(*dma_alloc)(void *ctx, size_t size, uint64_t *dma);
+	void (*dma_free)(void *ctx, void *cpu, size_t size, uint64_t dma);
+	/*
+	 * Route interrupt `vector` of the function to a hardirq handler that
+	 * calls scx_drv_handle_irq(drv, vector); `name` is for /proc/interrupts
+	 * and stays valid until free_irq. 0 or a negative errno. free_irq must
+	 * wait for a running handler (as the kernel's free_irq does).
+	 */
+	int (*request_irq)(void *ctx, unsigned int vector, const char *name);
+	void (*free_irq)(void *ctx, unsigned int vector);
+	/*
+	 * Schedule the tasklet of completion EQ `eq_index` (0-based), which
+	 * calls scx_drv_run_tasklet(drv, eq_index). Called from hardirq context
+	 * and from the tasklet itself. NULL: completions run in the hardirq.
+	 */
+	void (*schedule_tasklet)(void *ctx, unsigned int eq_index);
+
+	unsigned int cmd_timeout_ms; /* per command; 0: 60000 */
+	unsigned int num_comp_eqs;   /* completion EQs on vectors 1..N; 0: 1 */
+	unsigned int cmd_polling;    /* nonzero: commands never switch to events */
+	unsigned int cmd_checksum;   /* nonzero: sign command entries and mailboxes */
+};
+
+/*
+ * Creates the driver state and runs the whole bring-up (ENABLE_HCA ... EQs).
+ * Process context. 0 and *out set, or a negative errno (nothing left behind).
+ */
+int scx_drv_init(const struct scx_drv_params *params, struct scx_drv **out);
+/* Tears the function down in reverse order and frees everything. */
+void scx_drv_teardown(struct scx_drv *drv);
+
+/* The hardirq handler body for `vector`. */
+void scx_drv_handle_irq(struct scx_drv *drv, unsigned int vector);
+/* The tasklet body of completion EQ `eq_index`. */
+void scx_drv_run_tasklet(struct scx_drv *drv, unsigned int eq_index);
+
+/* One NOP command, end to end. 0 or a negative errno. */
+int scx_drv_exec_nop(struct scx_drv *drv);
+
+struct scx_drv_info {
+	uint16_t fw_major, fw_minor, fw_subminor;
+	uint16_t issi;
+	uint32_t uar;
+	uint32_t num_eqs;       /* async + completion EQs */
+	uint32_t cmd_slots;
+	uint32_t cmd_events;    /* 1: completions by event, 0: polling */
+	uint32_t fw_pages;      /* pages the device holds */
+	uint32_t vport_state;
+	uint32_t vendor_id;     /* QUERY_ADAPTER ieee_vendor_id */
+};
+void scx_drv_info(struct scx_drv *drv, struct scx_drv_info *info);
+
+struct scx_drv_cmd_stat {
+	uint16_t opcode;        /* 0xffff: all opcodes without a name */
+	const char *name;
+	uint64_t count, errors, timeouts;
+	uint64_t lat_min_ns, lat_avg_ns, lat_max_ns;
+};
+/* Statistics row `index` (0, 1, ...); -ENOENT past the last row. */
+int scx_drv_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd_stat *out);
+
+struct scx_drv_eq_stat {
+	uint32_t eqn, vector, nent, cons_index;
+	uint64_t irqs, eqes;
+};
+/* EQ `index`: 0 = async, 1..N = completion EQs; -ENOENT past the last. */
+int scx_drv_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
