@@ -40,13 +40,15 @@ debs=$SOFTCX_CACHE/debs
 
 # Host tools.
 missing=()
-for t in zstd:zstd cpio:cpio depmod:kmod python3:python3; do
+for t in zstd:zstd cpio:cpio depmod:kmod; do
 	command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
 done
+# By path: `python3` may be a pyenv shim; the .pyc must match the guest's 3.11.
+[ -x /usr/bin/python3.11 ] || missing+=(python3-minimal)
 if [ ${#missing[@]} -gt 0 ]; then
 	log "installing host tools: ${missing[*]}"
 	apt-get install -y -q "${missing[@]}" >&2 ||
-		{ apt-get update -q >&2 && apt-get install -y -q "${missing[@]}" >&2; }
+		{ apt-get update -q >&2 && apt-get install -y -q "${missing[@]}" >&2; } || log "could not install ${missing[*]}"
 fi
 
 # Kernel: a test kernel directory, or the stock deb (then it is a package too).
@@ -60,7 +62,10 @@ if [ -n "$KERNEL_DIR" ]; then
 	rels=("$modroot"/lib/modules/*)
 	[ ${#rels[@]} = 1 ] || die "$modroot: expected one kernel release, found ${#rels[@]}"
 	kver=${rels[0]##*/}
-	kinfo="kernel-dir $KERNEL_DIR $kver bzImage-sha256 $(sha256sum <"$bz" | cut -c1-64)"
+	# bzImage content plus module sizes/mtimes: a module-only rebuild counts too.
+	kinfo="kernel-dir $KERNEL_DIR $kver $({ cat "$bz"
+		find "$modroot/lib/modules/$kver" -name '*.ko*' -printf '%P %s %T@\n' | LC_ALL=C sort; } |
+		sha256sum | cut -c1-16)"
 else
 	PKGS+=("linux-image-$KVER")
 	kver=$KVER

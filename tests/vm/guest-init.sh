@@ -32,7 +32,7 @@ done
 read -r up _ </proc/uptime
 echo "GUEST-INIT-READY uptime=$up"
 
-cd /root
+cd /root || cd /
 if [ "$mode" = shell ]; then
 	# A real tty (not /dev/console) so that bash gets job control.
 	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1

@@ -36,7 +36,8 @@ fi
 [ -n "$script" ] || [ $shell = 1 ] || usage
 [ -z "$script" ] || [ -f "$script" ] || die "no such script: $script"
 [ -z "$ovl" ] || [ -d "$ovl" ] || die "no such overlay dir: $ovl"
-command -v qemu-system-x86_64 >/dev/null || apt-get install -y -q qemu-system-x86 >&2
+command -v qemu-system-x86_64 >/dev/null || apt-get install -y -q qemu-system-x86 >&2 ||
+	{ apt-get update -q >&2 && apt-get install -y -q qemu-system-x86 >&2; }
 
 img=$(KERNEL_DIR=$kdir "$here/build-guest.sh" | tail -n1)
 if [ -z "$logdir" ]; then
@@ -70,6 +71,7 @@ else
 	fg=()
 fi
 [ $# = 0 ] || append+=" $*"
+# shellcheck disable=SC2054 # commas are QEMU syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem"
 	-no-reboot -nodefaults -display none -kernel "$img/vmlinuz" -initrd "$logdir/initrd.img"
 	"${con[@]}" -serial "file:$logdir/results.log" -monitor none -append "$append")

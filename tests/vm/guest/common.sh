@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for in-guest test scripts (bash); run-guest.sh ships this file as
 # /harness/common.sh. Source it:  . "${BASH_SOURCE%/*}/common.sh"
 # Sourced, so no shell options are set here.

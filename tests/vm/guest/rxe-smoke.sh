@@ -3,12 +3,13 @@
 # queries, and one RC pingpong over loopback. Run it with
 #   tests/vm/run-guest.sh tests/vm/guest/rxe-smoke.sh
 set -euo pipefail
+# shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
 
 if setup_netdev; then result netdev PASS dummy0; else result netdev FAIL; fi
 if ! rxe_up rxe0 dummy0; then
 	result rxe_up FAIL
-	finish
+	finish || exit 1
 fi
 result rxe_up PASS rxe0
 
