@@ -17,7 +17,7 @@ class c_platform final : public bus::platform {
 public:
 	static constexpr u32 max_vectors = 1 + driver::device::max_comp_eqs;
 
-	explicit c_platform(const scx_drv_params &p) : p_(p) {}
+	c_platform(const scx_drv_params &p, scx_drv *drv) : p_(p), drv_(drv) {}
 
 	void *dma_alloc(usize size, u64 *bus_addr) override { return p_.dma_alloc(p_.ctx, size, bus_addr); }
 	void dma_free(void *cpu, usize size, u64 bus_addr) override { p_.dma_free(p_.ctx, cpu, size, bus_addr); }
@@ -29,7 +29,7 @@ public:
 		// Published before the interrupt can fire.
 		slots_[vector].ctx = ctx;
 		__atomic_store_n(&slots_[vector].handler, h, __ATOMIC_RELEASE);
-		int rc = p_.request_irq(p_.ctx, vector, name);
+		int rc = p_.request_irq(p_.ctx, vector, name, drv_);
 		if (rc)
 			__atomic_store_n(&slots_[vector].handler, irq_handler(nullptr), __ATOMIC_RELEASE);
 		return rc;
@@ -58,13 +58,14 @@ private:
 		void *ctx = nullptr;
 	};
 	scx_drv_params p_;
+	scx_drv *drv_;
 	slot slots_[max_vectors];
 };
 
 } // namespace
 
 struct scx_drv {
-	explicit scx_drv(const scx_drv_params &p) : plat(p) {}
+	explicit scx_drv(const scx_drv_params &p) : plat(p, this) {}
 	c_platform plat;
 	driver::device dev;
 	char name[24] = {};
@@ -115,7 +116,7 @@ void scx_drv_run_tasklet(struct scx_drv *drv, unsigned int eq_index) { drv->dev.
 
 int scx_drv_exec_nop(struct scx_drv *drv) { return driver::cmd::nop(drv->dev.cmd()).to_errno(); }
 
-void scx_drv_info(struct scx_drv *drv, struct scx_drv_info *info)
+void scx_drv_get_info(struct scx_drv *drv, struct scx_drv_info *info)
 {
 	driver::cmd_if &c = drv->dev.cmd();
 	*info = {};
@@ -132,7 +133,7 @@ void scx_drv_info(struct scx_drv *drv, struct scx_drv_info *info)
 	info->vendor_id = drv->dev.adapter().ieee_vendor_id;
 }
 
-int scx_drv_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd_stat *out)
+int scx_drv_get_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd_stat *out)
 {
 	driver::cmd_op_stat st;
 	if (!drv->dev.cmd().op_stat(index, &st))
@@ -148,7 +149,7 @@ int scx_drv_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd
 	return 0;
 }
 
-int scx_drv_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out)
+int scx_drv_get_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out)
 {
 	const driver::eq *q = drv->dev.eq_at(index);
 	if (!q)

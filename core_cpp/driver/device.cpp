@@ -202,14 +202,15 @@ status device::create_eqs()
 {
 	make_name(irq_names_[0], sizeof(irq_names_[0]), cfg_.name, "async", -1);
 	eq_params ap{cfg_.async_eq_nent, async_event_mask, 0, irq_names_[0], 0};
-	SCX_TRY(async_.create(cmd_, *bar_, *plat_, uar_, ap, *this));
+	const eq_owner owner{on_eqe, on_batch_done, this};
+	SCX_TRY(async_.create(cmd_, *bar_, *plat_, uar_, ap, owner));
 	// Command completions now arrive as events.
 	if (cfg_.use_events)
 		cmd_.use_events();
 	for (u32 i = 0; i < cfg_.num_comp_eqs; i++) {
 		make_name(irq_names_[i + 1], sizeof(irq_names_[0]), cfg_.name, "comp", i32(i));
 		eq_params cp{cfg_.comp_eq_nent, 0, i + 1, irq_names_[i + 1], i + 1};
-		SCX_TRY(comp_[i].create(cmd_, *bar_, *plat_, uar_, cp, *this));
+		SCX_TRY(comp_[i].create(cmd_, *bar_, *plat_, uar_, cp, owner));
 		ncomp_ = i + 1;
 	}
 	return status::ok();
@@ -278,6 +279,10 @@ void device::run_completions(u32 ci)
 	if (tasklets_[ci].more())
 		cfg_.schedule_tasklet(cfg_.ctx, ci);
 }
+
+void device::on_eqe(void *ctx, eq &q, const u8 *e) { static_cast<device *>(ctx)->eq_event(q, e); }
+
+void device::on_batch_done(void *ctx, eq &q) { static_cast<device *>(ctx)->eq_batch_done(q); }
 
 void device::eq_event(eq &q, const u8 *e)
 {

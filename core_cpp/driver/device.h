@@ -33,7 +33,7 @@ struct device_config {
 	void (*async_event)(void *ctx, u8 type, u8 sub_type, const u8 *data) = nullptr;
 };
 
-class device final : public eq_owner {
+class device {
 public:
 	static constexpr u32 max_comp_eqs = 32;
 	static constexpr u32 tasklet_batch = 256;
@@ -79,11 +79,13 @@ public:
 
 	u64 bogus_events() const { return bogus_.load(mo::relaxed); }
 
-	// eq_owner (hardirq).
-	void eq_event(eq &q, const u8 *eqe) override;
-	void eq_batch_done(eq &q) override;
-
 private:
+	// The EQs' owner callbacks (hardirq).
+	static void on_eqe(void *ctx, eq &q, const u8 *eqe);
+	static void on_batch_done(void *ctx, eq &q);
+	void eq_event(eq &q, const u8 *eqe);
+	void eq_batch_done(eq &q);
+
 	status function_setup();
 	status set_caps();
 	status read_caps();

@@ -33,12 +33,12 @@ eq::~eq()
 }
 
 status eq::create(cmd_if &cmd, bus::mmio &bar, bus::platform &plat, u32 uar, const eq_params &p,
-		  eq_owner &owner)
+		  const eq_owner &owner)
 {
 	cmd_ = &cmd;
 	bar_ = &bar;
 	plat_ = &plat;
-	owner_ = &owner;
+	owner_ = owner;
 	uar_ = uar;
 	vector_ = p.vector;
 	index_ = p.index;
@@ -160,7 +160,7 @@ void eq::handle_irq()
 		u32 before = n;
 		for (u8 *e; n < budget && (e = next_eqe_sw()); n++) {
 			fence(mo::acquire); // contents after the owner bit
-			owner_->eq_event(*this, e);
+			owner_.event(owner_.ctx, *this, e);
 			cons_index_++;
 			if ((n + 1) % ci_update_every == 0)
 				update_ci(false);
@@ -172,7 +172,7 @@ void eq::handle_irq()
 	}
 	if (n) {
 		eqes_.fetch_add(n, mo::relaxed);
-		owner_->eq_batch_done(*this);
+		owner_.batch_done(owner_.ctx, *this);
 	}
 }
 

@@ -15,15 +15,13 @@ namespace scx::driver {
 class cmd_if;
 class eq;
 
-// Whoever consumes the events (the device): called in hardirq context.
-class eq_owner {
-public:
-	virtual void eq_event(eq &q, const u8 *eqe) = 0;
-	// After a walk that consumed at least one EQE, before returning.
-	virtual void eq_batch_done(eq &q) = 0;
-
-protected:
-	~eq_owner() = default;
+// Whoever consumes the events (the device), called in hardirq context:
+// `event` for each EQE, `batch_done` after a walk that consumed at least
+// one. Plain function pointers keep the device free of virtual dispatch.
+struct eq_owner {
+	void (*event)(void *ctx, eq &q, const u8 *eqe);
+	void (*batch_done)(void *ctx, eq &q);
+	void *ctx;
 };
 
 struct eq_params {
@@ -57,7 +55,7 @@ public:
 
 	// CREATE_EQ, request_irq, first arm.
 	status create(cmd_if &cmd, bus::mmio &bar, bus::platform &plat, u32 uar, const eq_params &p,
-		      eq_owner &owner);
+		      const eq_owner &owner);
 	// free_irq (waits for a running handler), DESTROY_EQ, frees the ring.
 	status destroy();
 
@@ -78,7 +76,7 @@ private:
 	cmd_if *cmd_ = nullptr;
 	bus::mmio *bar_ = nullptr;
 	bus::platform *plat_ = nullptr;
-	eq_owner *owner_ = nullptr;
+	eq_owner owner_{};
 	u8 *ring_ = nullptr;
 	u64 ring_dma_ = 0;
 	usize ring_bytes_ = 0;

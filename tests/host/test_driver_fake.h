@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-// A minimal command-interface firmware for unit tests of the driver's
-// cmd_if, independent of core_cpp/hca: the init segment, the command
-// doorbell, mailbox chains (checked: block numbers, tokens, signatures),
-// NOP, an echo command, and fault injection (held commands, injected
-// command or delivery status). Completion clears the ownership bit and
-// calls on_complete, which a test wires to cmd_if::complete to play the
-// command EQE.
+// A minimal firmware for unit tests of the driver, independent of
+// core_cpp/hca: the init segment, the command doorbell, mailbox chains
+// (checked: block numbers, tokens, signatures), NOP, an echo command, and
+// fault injection (held commands, injected command or delivery status).
+// Completion clears the ownership bit and calls on_complete, which a test
+// may wire to cmd_if::complete to play the command EQE.
+//
+// With `full` set it also answers the bring-up commands with plausible
+// values, keeps firmware pages, and runs event queues: CREATE/DESTROY_EQ,
+// EQEs written by owner bit, the UAR arm/ci doorbells, and a CMD EQE for
+// every completed command once an EQ asks for them.
 #pragma once
 
 #include <atomic>
@@ -24,7 +28,7 @@ public:
 	// Not an mlx5 opcode: output data = input data.
 	static constexpr uint16_t op_echo = 0x0f00;
 
-	fake_fw();
+	explicit fake_fw(scx::bus::irq_sink *irq = nullptr);
 	~fake_fw();
 
 	uint32_t read32(uint32_t off) override;
@@ -39,6 +43,8 @@ public:
 	// doorbell write.
 	std::atomic<unsigned> delay_us{0};
 	bool sign_output = false;
+	bool full = false;
+	uint32_t boot_pages = 4, init_pages = 8;
 
 	// Faults.
 	std::atomic<int> hold_opcode{-1};        // such commands wait for release_held()
@@ -50,6 +56,16 @@ public:
 
 	std::function<void(uint32_t vector)> on_complete;
 
+	// Event queues (full mode). post_eqe: false if no EQ takes the type
+	// (or the one named by eqn) or it would overflow.
+	bool post_eqe(uint8_t type, uint8_t sub_type, const uint8_t data[28], int eqn = -1);
+	bool post_comp(uint32_t eqn, uint32_t cqn);
+	bool post_page_request(uint16_t func_id, int32_t npages);
+	unsigned eq_count();
+	uint64_t overflows() const { return overflows_.load(); }
+	unsigned pages_held();
+	std::vector<uint32_t> eqns();
+
 	void release_held();
 	unsigned held();
 	uint64_t executed() const { return executed_.load(); }
@@ -60,9 +76,26 @@ public:
 	uint64_t cmdq_addr() const { return cmdq_; }
 
 private:
+	struct fake_eq {
+		uint32_t eqn, log, vector;
+		uint64_t mask;
+		std::vector<uint64_t> pages;
+		uint32_t pi = 0, ci = 0;
+		bool armed = false;
+	};
+
 	void ring(uint32_t bits);
 	void execute(uint32_t slot);
 	void worker();
+	void run_full(uint16_t op, std::vector<uint8_t> &in, std::vector<uint8_t> &out);
+	void eq_doorbell(uint32_t off, uint32_t v);
+
+	scx::bus::irq_sink *irq_;
+	std::mutex eq_mu_;
+	std::vector<fake_eq> eqs_;
+	uint32_t next_eqn_ = 0, next_cqn_ = 1;
+	std::vector<uint64_t> pages_;
+	std::atomic<uint64_t> overflows_{0};
 
 	std::mutex mu_;
 	std::condition_variable cv_;

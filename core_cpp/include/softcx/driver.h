@@ -28,11 +28,12 @@ struct scx_drv_params {
 	void (*dma_free)(void *ctx, void *cpu, size_t size, uint64_t dma);
 	/*
 	 * Route interrupt `vector` of the function to a hardirq handler that
-	 * calls scx_drv_handle_irq(drv, vector); `name` is for /proc/interrupts
-	 * and stays valid until free_irq. 0 or a negative errno. free_irq must
-	 * wait for a running handler (as the kernel's free_irq does).
+	 * calls scx_drv_handle_irq(drv, vector) (drv is passed here because
+	 * interrupts start before scx_drv_init returns); `name` is for
+	 * /proc/interrupts and stays valid until free_irq. 0 or a negative
+	 * errno. free_irq must wait for a running handler, as the kernel's does.
 	 */
-	int (*request_irq)(void *ctx, unsigned int vector, const char *name);
+	int (*request_irq)(void *ctx, unsigned int vector, const char *name, struct scx_drv *drv);
 	void (*free_irq)(void *ctx, unsigned int vector);
 	/*
 	 * Schedule the tasklet of completion EQ `eq_index` (0-based), which
@@ -74,7 +75,7 @@ struct scx_drv_info {
 	uint32_t vport_state;
 	uint32_t vendor_id;     /* QUERY_ADAPTER ieee_vendor_id */
 };
-void scx_drv_info(struct scx_drv *drv, struct scx_drv_info *info);
+void scx_drv_get_info(struct scx_drv *drv, struct scx_drv_info *info);
 
 struct scx_drv_cmd_stat {
 	uint16_t opcode;        /* 0xffff: all opcodes without a name */
@@ -83,14 +84,14 @@ struct scx_drv_cmd_stat {
 	uint64_t lat_min_ns, lat_avg_ns, lat_max_ns;
 };
 /* Statistics row `index` (0, 1, ...); -ENOENT past the last row. */
-int scx_drv_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd_stat *out);
+int scx_drv_get_cmd_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_cmd_stat *out);
 
 struct scx_drv_eq_stat {
 	uint32_t eqn, vector, nent, cons_index;
 	uint64_t irqs, eqes;
 };
 /* EQ `index`: 0 = async, 1..N = completion EQs; -ENOENT past the last. */
-int scx_drv_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out);
+int scx_drv_get_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out);
 
 #ifdef __cplusplus
 }
