@@ -316,16 +316,25 @@ status cmd_if::wait_done(u32 idx, u32 gen, bool polling)
 			else
 				scx_env_sleep_us(spins < 256 ? 10 : 100);
 		}
-	} else if (s.done.wait(cfg_.timeout_ms).is_ok()) {
-		// Only the handler completes, and only after claiming this command.
-		return status::ok();
+	} else {
+		// Naps, not one long sleep: a completion whose event never comes
+		// (the EQ went away, the mode changed) is still seen by its
+		// ownership bit.
+		for (;;) {
+			u64 now = scx_env_now_ns();
+			u32 nap = now >= end ? 0 : u32(min<u64>((end - now) / 1000000 + 1, event_nap_ms));
+			// Only the handler completes, and only after claiming this command.
+			if (nap && s.done.wait(nap).is_ok())
+				return status::ok();
+			if (!owned_by_hw(idx) || scx_env_now_ns() > end)
+				break;
+		}
 	}
 	u32 exp = gen | st_in_flight;
 	if (!owned_by_hw(idx)) {
 		if (s.state.compare_exchange(exp, gen | st_claimed)) {
 			if (!polling)
-				scx_env_log(SCX_LOG_WARN, "%s: %s(0x%x) completion event missing, recovered",
-					    name_, opcode_name(s.opcode), s.opcode);
+				recovered_.fetch_add(1, mo::relaxed);
 			return status::ok();
 		}
 	} else if (s.state.compare_exchange(exp, gen | st_abandoned)) {

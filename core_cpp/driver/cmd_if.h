@@ -75,6 +75,9 @@ public:
 	u32 slots() const { return nslots_; }
 	// Slots held by timed-out commands the device has not returned yet.
 	u32 abandoned() const { return abandoned_.load(); }
+	// Event-mode commands found complete by their ownership bit because no
+	// event came (in time).
+	u64 recovered() const { return recovered_.load(); }
 	const char *name() const { return name_; }
 
 	// Row `index` of the per-opcode statistics; false past the last row.
@@ -85,6 +88,7 @@ private:
 	// above them, bumped for every command, so a stale completion bit can
 	// never claim the next command that uses the slot.
 	enum : u32 { st_idle, st_in_flight, st_claimed, st_abandoned, st_mask = 3, gen_one = 4 };
+	static constexpr u32 event_nap_ms = 100;
 
 	struct slot {
 		completion done;
@@ -134,6 +138,7 @@ private:
 	atomic<u32> token_{0};
 	atomic<u32> mode_{u32(mode::polling)};
 	atomic<u32> abandoned_{0};
+	atomic<u64> recovered_{0};
 	slot slots_[32];
 	op_counters *stats_ = nullptr; // [stat_opcodes]
 };

@@ -102,10 +102,10 @@ status device::init(bus::mmio &bar, bus::platform &plat, const device_config &cf
 // The bring-up in the order mlx5_core does it.
 status device::function_setup()
 {
+	cmd_up_ = true; // teardown frees what a failed init left
 	SCX_TRY(cmd_.init(*bar_, *plat_, cfg_.cmd, cfg_.name));
-	cmd_up_ = true;
-	SCX_TRY(pages_.init(cmd_, *plat_, cfg_.name));
 	pages_up_ = true;
+	SCX_TRY(pages_.init(cmd_, *plat_, cfg_.name));
 	SCX_TRY(cmd::enable_hca(cmd_));
 	enabled_ = true;
 	SCX_TRY(cmd::set_issi(cmd_, &issi_));

@@ -325,3 +325,13 @@ TEST_F(CmdIf, ManyThreadsShareThirtyOneSlots)
 	EXPECT_LE(fw->max_in_flight(), 31u);
 	EXPECT_GT(fw->max_in_flight(), 1u);
 }
+
+TEST_F(CmdIf, EventModeWithoutEventsFallsBackToOwnershipBit)
+{
+	ASSERT_TRUE(start()); // no on_complete: no command EQE ever comes
+	cmd->use_events();
+	auto t0 = std::chrono::steady_clock::now();
+	EXPECT_TRUE(nop(*cmd));
+	EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+	EXPECT_EQ(cmd->recovered(), 1u);
+}
