@@ -182,7 +182,7 @@ eq_stats eq::stats() const
 	s.eqn = eqn_;
 	s.vector = vector_;
 	s.nent = ring_ ? 1u << log_nent_ : 0;
-	s.cons_index = cons_index_;
+	s.cons_index = read_once(cons_index_); // the handler's, read from elsewhere
 	s.irqs = irqs_.load(mo::relaxed);
 	s.eqes = eqes_.load(mo::relaxed);
 	return s;

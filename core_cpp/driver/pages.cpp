@@ -151,6 +151,15 @@ status fw_pages::give(u16 func_id, u32 npages, bool event)
 			scx_env_log(SCX_LOG_WARN, "%s: could only allocate %u of %u firmware pages", name_, got, k);
 		}
 		free_bytes(in);
+		if (s.code() == errc::timedout) {
+			// The device may still take them: they stay tracked (and
+			// are freed after DISABLE_HCA at the latest).
+			while (node *n = list) {
+				list = n->next;
+				track(n);
+			}
+			return s;
+		}
 		if (!s) {
 			while (node *n = list) {
 				list = n->next;
