@@ -64,6 +64,13 @@ bool chain_sig_ok(const mailbox *m)
 	return true;
 }
 
+void raise_max(atomic<u32> &m, u32 v)
+{
+	u32 cur = m.load(mo::relaxed);
+	while (v > cur && !m.compare_exchange(cur, v, mo::relaxed)) {
+	}
+}
+
 void set_ptr(u8 *e, u64 dma, bool input)
 {
 	if (input) {
@@ -436,10 +443,13 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 		return errc::inval;
 	u16 op = u16(prm::get(in, prm::mbox_in::opcode));
 	u8 token = next_token();
-	auto ib = pool_.get_chain(prm::cmdq::blocks_for(inlen), token);
+	u32 nin = prm::cmdq::blocks_for(inlen), nout = prm::cmdq::blocks_for(outlen);
+	raise_max(max_in_blocks_, nin);
+	raise_max(max_out_blocks_, nout);
+	auto ib = pool_.get_chain(nin, token);
 	if (!ib)
 		return ib.error();
-	auto ob = pool_.get_chain(prm::cmdq::blocks_for(outlen), token);
+	auto ob = pool_.get_chain(nout, token);
 	if (!ob) {
 		pool_.put_chain(*ib);
 		return ob.error();

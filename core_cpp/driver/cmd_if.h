@@ -78,6 +78,9 @@ public:
 	// Event-mode commands found complete by their ownership bit because no
 	// event came (in time).
 	u64 recovered() const { return recovered_.load(); }
+	// Longest mailbox chains used so far (debugfs; tests).
+	u32 max_in_blocks() const { return max_in_blocks_.load(mo::relaxed); }
+	u32 max_out_blocks() const { return max_out_blocks_.load(mo::relaxed); }
 	const char *name() const { return name_; }
 
 	// Row `index` of the per-opcode statistics; false past the last row.
@@ -139,6 +142,7 @@ private:
 	atomic<u32> mode_{u32(mode::polling)};
 	atomic<u32> abandoned_{0};
 	atomic<u64> recovered_{0};
+	atomic<u32> max_in_blocks_{0}, max_out_blocks_{0};
 	slot slots_[32];
 	op_counters *stats_ = nullptr; // [stat_opcodes]
 };
