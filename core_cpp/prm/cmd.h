@@ -11,6 +11,7 @@
 namespace scx::prm::mbox_in {
 constexpr field<0x00, 16> opcode{};
 constexpr field<0x10, 16> uid{};
+constexpr field<0x20, 16> reserved_at_20{};
 constexpr field<0x30, 16> op_mod{};
 constexpr u32 size_bytes = 0x10;
 } // namespace scx::prm::mbox_in

@@ -11,16 +11,20 @@
 // mlx5_ifc_cmd_queue_entry_bits (device.h: struct mlx5_cmd_layout).
 namespace scx::prm::cmd_queue_entry {
 constexpr field<0x000, 8> type{};
+constexpr field<0x008, 24> reserved_at_8{};
 constexpr field<0x020, 32> input_length{};
 constexpr field<0x040, 32> input_mailbox_pointer_63_32{};
 constexpr field<0x060, 23> input_mailbox_pointer_31_9{};
+constexpr field<0x077, 9> reserved_at_77{};
 constexpr block<0x080, 16> command_input_inline_data{};
 constexpr block<0x100, 16> command_output_inline_data{};
 constexpr field<0x180, 32> output_mailbox_pointer_63_32{};
 constexpr field<0x1a0, 23> output_mailbox_pointer_31_9{};
+constexpr field<0x1b7, 9> reserved_at_1b7{};
 constexpr field<0x1c0, 32> output_length{};
 constexpr field<0x1e0, 8> token{};
 constexpr field<0x1e8, 8> signature{};
+constexpr field<0x1f0, 8> reserved_at_1f0{};
 constexpr field<0x1f8, 7> status{};
 constexpr field<0x1ff, 1> ownership{};
 constexpr u32 size_bytes = 64;
@@ -31,6 +35,7 @@ namespace scx::prm::cmd_if_box {
 constexpr block<0x0000, 512> mailbox_data{};
 constexpr field<0x1180, 32> next_pointer_63_32{};
 constexpr field<0x11a0, 22> next_pointer_31_10{};
+constexpr field<0x11b6, 10> reserved_at_11b6{};
 constexpr field<0x11c0, 32> block_number{};
 constexpr field<0x11e8, 8> token{};
 constexpr field<0x11f0, 8> ctrl_signature{};

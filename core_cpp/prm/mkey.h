@@ -34,6 +34,12 @@ constexpr field<0x1db, 5> log_page_size{};
 constexpr u32 size_bytes = 64;
 } // namespace scx::prm::mkc
 
+// The key that ends a scatter list in receive WQEs (qp.h MLX5_INVALID_LKEY):
+// no mkey may ever be created with this value.
+namespace scx::prm::lkey {
+constexpr u32 invalid = 0x100;
+} // namespace scx::prm::lkey
+
 // mkc access_mode_4_2:access_mode_1_0 (MLX5_MKC_ACCESS_MODE_*).
 namespace scx::prm::mkc_access_mode {
 constexpr u8 pa = 0x0;

@@ -300,6 +300,7 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_MANAGE_PAGES_IN_OP_MOD_ALLOCATION_SUCCESS", prm::manage_pages_op_mod::allocation_success},
 		{"MLX5_MANAGE_PAGES_IN_OP_MOD_HCA_RETURN_PAGES", prm::manage_pages_op_mod::hca_return_pages},
 		{"MLX5_ADAPTER_PAGE_SHIFT", prm::fw_page::shift},
+		{"MLX5_INVALID_LKEY", prm::lkey::invalid},
 		{"MLX5_MKC_ACCESS_MODE_PA", prm::mkc_access_mode::pa},
 		{"MLX5_MKC_ACCESS_MODE_MTT", prm::mkc_access_mode::mtt},
 		{"MLX5_MKC_ACCESS_MODE_KLMS", prm::mkc_access_mode::klms},

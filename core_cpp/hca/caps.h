@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+// The capability pages the hca reports (general device, atomic, RoCE), each
+// as a maximum and a current value, and the few current values a driver may
+// change with SET_HCA_CAP before INIT_HCA.
+#pragma once
+
+#include "hca/cmd_ctx.h"
+#include "hca/config.h"
+#include "prm/hca_cap.h"
+
+namespace scx::hca {
+
+// Limits the device is built with; the caps report them and the object
+// tables are sized by them.
+struct hca_limits {
+	static constexpr u32 log_max_eq = 6;
+	static constexpr u32 log_max_eq_sz = 16;
+	static constexpr u32 log_max_cq = 12;
+	static constexpr u32 log_max_cq_sz = 18;
+	static constexpr u32 log_max_mkey = 14;
+	static constexpr u32 log_max_pd = 14;
+	static constexpr u32 log_max_qp = 12;
+	static constexpr u32 log_max_qp_sz = 15;
+	static constexpr u32 max_q_counters = 64;
+	static constexpr u32 first_uar = 8;     // BAR0 pages below hold the init segment
+	static constexpr u32 num_uars = 256;
+};
+
+class caps {
+public:
+	void init(const device_config &cfg);
+
+	void query(cmd_ctx &c);
+	void set(cmd_ctx &c);
+
+	// The current general capabilities (prm::cmd_hca_cap layout).
+	const u8 *general() const { return cur_[0]; }
+
+private:
+	static constexpr u32 pages = 3; // general, atomic, RoCE
+	static int page_of(u16 type);
+
+	u8 max_[pages][prm::cmd_hca_cap::size_bytes];
+	u8 cur_[pages][prm::cmd_hca_cap::size_bytes];
+};
+
+} // namespace scx::hca

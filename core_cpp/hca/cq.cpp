@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hca/cq.h"
+
+#include "hca/syndrome.h"
+#include "prm/cq.h"
+#include "prm/eq.h"
+#include "prm/reg.h"
+
+namespace scx::hca {
+
+namespace st = prm::cmd_stat;
+
+status cq_engine::init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, eq_engine &eqs, u32 max_cqs,
+		       u32 log_max_cq_sz)
+{
+	dma_ = &dma;
+	pages_ = &pages;
+	uars_ = &uars;
+	eqs_ = &eqs;
+	log_max_cq_sz_ = log_max_cq_sz;
+	SCX_TRY(lock_.init(lock_class::hca_cq));
+	return table_.init(0, max_cqs);
+}
+
+void cq_engine::create(cmd_ctx &c)
+{
+	namespace in = prm::create_cq_in;
+	if (!c.need_in(in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::create_cq_out::size_bytes, synd::short_output))
+		return;
+	const u8 *cqc = prm::at(c.in, in::cq_context);
+	u32 log_size = prm::get(cqc, prm::cqc::log_cq_size);
+	u32 uar = prm::get(cqc, prm::cqc::uar_page);
+	u32 eqn = prm::get(cqc, prm::cqc::c_eqn_or_apu_element);
+	u32 log_page = prm::get(cqc, prm::cqc::log_page_size);
+	u32 cqe_sz = prm::get(cqc, prm::cqc::cqe_sz);
+	u64 dbr = prm::get(cqc, prm::cqc::dbr_addr);
+	if (prm::get(c.in, in::cq_umem_valid) || prm::get(cqc, prm::cqc::dbr_umem_valid))
+		return (void)c.fail(st::bad_param_err, synd::cq_umem_unsupported);
+	if (log_size > log_max_cq_sz_)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_size);
+	if (cqe_sz != prm::cqe_size::bytes_64 && cqe_sz != prm::cqe_size::bytes_128)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_cqe_size);
+	if (prm::get(cqc, prm::cqc::page_offset))
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_offset);
+	if (log_page > 18)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_page_size);
+	if ((dbr & 7) || !dma_->map(dbr, prm::cq_dbrec::size_bytes))
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_dbr);
+	if (!uars_->valid(uar))
+		return (void)c.fail(st::bad_res_err, synd::uar_invalid);
+
+	u32 entry = cqe_sz == prm::cqe_size::bytes_64 ? 64 : 128;
+	u32 page_shift = 12 + log_page;
+	u64 ring = u64(entry) << log_size;
+	u32 npas = u32((ring + (u64(1) << page_shift) - 1) >> page_shift);
+	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
+		return;
+	if (!eqs_->cq_attach(eqn))
+		return (void)c.fail(st::bad_res_err, synd::cq_bad_eq);
+
+	auto slot = pages_->alloc_slot();
+	if (!slot) {
+		eqs_->cq_detach(eqn);
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	}
+	auto *cq = static_cast<cq_ctx *>(pages_->slot(*slot));
+	cq->slot = *slot;
+	auto list = pages_->alloc_list(npas);
+	if (!list) {
+		pages_->free_slot(*slot);
+		eqs_->cq_detach(eqn);
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	}
+	cq->pas = *list;
+	for (u32 i = 0; i < npas; i++) {
+		bool good = true;
+		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
+		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {
+			pages_->free_list(cq->pas);
+			pages_->free_slot(*slot);
+			eqs_->cq_detach(eqn);
+			return (void)c.fail(st::bad_param_err, synd::cq_bad_page);
+		}
+		pages_->list_set(cq->pas, i, pa);
+	}
+	cq->uar = uar;
+	cq->eqn = eqn;
+	cq->log_size = u8(log_size);
+	cq->page_shift = u8(page_shift);
+	cq->cqe_size = u8(entry);
+	cq->oi = u8(prm::get(cqc, prm::cqc::oi));
+	cq->cq_period = u16(prm::get(cqc, prm::cqc::cq_period));
+	cq->cq_max_count = u16(prm::get(cqc, prm::cqc::cq_max_count));
+	cq->dbr_addr = dbr;
+
+	result<u32> cqn = errc::nospc;
+	{
+		lock_guard g(lock_);
+		cqn = table_.insert(cq);
+		if (cqn)
+			cq->cqn = *cqn;
+	}
+	if (!cqn) {
+		pages_->free_list(cq->pas);
+		pages_->free_slot(*slot);
+		eqs_->cq_detach(eqn);
+		return (void)c.fail(st::no_res_err, synd::cq_exhausted);
+	}
+	uars_->ref(uar);
+	prm::set(c.out, prm::create_cq_out::cqn, *cqn);
+}
+
+void cq_engine::free_cq(cq_ctx *cq)
+{
+	eqs_->cq_detach(cq->eqn);
+	uars_->unref(cq->uar);
+	pages_->free_list(cq->pas);
+	pages_->free_slot(cq->slot);
+}
+
+void cq_engine::destroy(cmd_ctx &c)
+{
+	if (!c.need_in(prm::destroy_cq_in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::destroy_cq_out::size_bytes, synd::short_output))
+		return;
+	cq_ctx *cq;
+	{
+		lock_guard g(lock_);
+		cq = table_.remove(prm::get(c.in, prm::destroy_cq_in::cqn));
+	}
+	if (!cq)
+		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+	free_cq(cq);
+}
+
+bool cq_engine::consumer_index(const cq_ctx &cq, u32 *ci)
+{
+	const u8 *rec = static_cast<const u8 *>(dma_->map(cq.dbr_addr, prm::cq_dbrec::size_bytes));
+	if (!rec)
+		return false;
+	u8 snap[prm::cq_dbrec::size_bytes];
+	copy_bytes(snap, rec, sizeof(snap));
+	*ci = prm::get(snap, prm::cq_dbrec::set_ci);
+	return true;
+}
+
+void cq_engine::query(cmd_ctx &c)
+{
+	namespace out = prm::query_cq_out;
+	if (!c.need_in(prm::query_cq_in::size_bytes, synd::short_input) ||
+	    !c.need_out(out::size_bytes, synd::short_output))
+		return;
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(prm::get(c.in, prm::query_cq_in::cqn));
+	if (!cq)
+		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+	u8 *cqc = prm::at(c.out, out::cq_context);
+	u32 ci = 0;
+	consumer_index(*cq, &ci);
+	prm::set(cqc, prm::cqc::status, cq->status);
+	prm::set(cqc, prm::cqc::st, cq->st);
+	prm::set(cqc, prm::cqc::cqe_sz, cq->cqe_size == 64 ? prm::cqe_size::bytes_64 : prm::cqe_size::bytes_128);
+	prm::set(cqc, prm::cqc::oi, cq->oi);
+	prm::set(cqc, prm::cqc::log_cq_size, cq->log_size);
+	prm::set(cqc, prm::cqc::uar_page, cq->uar);
+	prm::set(cqc, prm::cqc::cq_period, cq->cq_period);
+	prm::set(cqc, prm::cqc::cq_max_count, cq->cq_max_count);
+	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, cq->eqn);
+	prm::set(cqc, prm::cqc::log_page_size, cq->page_shift - 12u);
+	prm::set(cqc, prm::cqc::consumer_counter, ci);
+	prm::set(cqc, prm::cqc::producer_counter, cq->pi & 0xffffff);
+	prm::set(cqc, prm::cqc::dbr_addr, cq->dbr_addr);
+}
+
+void cq_engine::modify(cmd_ctx &c)
+{
+	namespace in = prm::modify_cq_in;
+	if (!c.need_in(in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::modify_cq_out::size_bytes, synd::short_output))
+		return;
+	if (c.op_mod == prm::modify_cq_op_mod::resize_cq)
+		return (void)c.fail(st::bad_param_err, synd::cq_resize_unsupported);
+	if (c.op_mod != prm::modify_cq_op_mod::modify_cq)
+		return (void)c.fail(st::bad_param_err, synd::bad_op_mod);
+	u32 select = prm::get(c.in, in::modify_field_select_resize_field_select);
+	const u8 *cqc = prm::at(c.in, in::cq_context);
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(prm::get(c.in, in::cqn));
+	if (!cq)
+		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+	if (select & prm::cq_modify::period)
+		cq->cq_period = u16(prm::get(cqc, prm::cqc::cq_period));
+	if (select & prm::cq_modify::count)
+		cq->cq_max_count = u16(prm::get(cqc, prm::cqc::cq_max_count));
+	if (select & prm::cq_modify::overrun)
+		cq->oi = u8(prm::get(cqc, prm::cqc::oi));
+}
+
+cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
+{
+	enum { none, comp, error } notify = none;
+	u32 eqn = 0;
+	cqe_result res = cqe_result::posted;
+	{
+		lock_guard g(lock_);
+		cq_ctx *cq = table_.get(cqn);
+		if (!cq)
+			return cqe_result::no_cq;
+		if (cq->status != prm::cq_status::ok)
+			return cqe_result::overrun;
+		u32 nent = 1u << cq->log_size;
+		u32 ci;
+		if (!consumer_index(*cq, &ci)) {
+			cq->status = prm::cq_status::write_fail;
+			return cqe_result::fault;
+		}
+		if (((cq->pi - ci) & 0xffffff) >= nent) {
+			// Overrun: the CQ stops; the driver hears of it unless
+			// it asked to ignore overruns.
+			cq->overruns++;
+			if (cq->oi)
+				return cqe_result::overrun;
+			cq->status = prm::cq_status::overflow;
+			notify = error;
+			res = cqe_result::overrun;
+		} else {
+			u64 off = u64(cq->pi & (nent - 1)) * cq->cqe_size + (cq->cqe_size - prm::cqe64::size_bytes);
+			u64 pa = pages_->list_get(cq->pas, u32(off >> cq->page_shift)) +
+				 (off & ((u64(1) << cq->page_shift) - 1));
+			u8 *dst = static_cast<u8 *>(dma_->map(pa, prm::cqe64::size_bytes));
+			if (!dst) {
+				cq->status = prm::cq_status::write_fail;
+				return cqe_result::fault;
+			}
+			u8 e[prm::cqe64::size_bytes];
+			copy_bytes(e, cqe64, sizeof(e));
+			prm::set(e, prm::cqe64::owner, (cq->pi >> cq->log_size) & 1);
+			constexpr u32 last = prm::reg_offset(prm::cqe64::op_own);
+			copy_bytes(dst, e, last);
+			fence(mo::release);
+			u32 tail;
+			copy_bytes(&tail, e + last, 4);
+			write_once(*reinterpret_cast<u32 *>(dst + last), tail);
+			cq->pi++;
+			if (cq->st == prm::cq_state::armed && (!cq->solicited_only || solicited)) {
+				cq->st = prm::cq_state::fired;
+				notify = comp;
+			}
+		}
+		eqn = cq->eqn;
+	}
+	u8 data[prm::eqe::event_data.size] = {};
+	if (notify == comp) {
+		prm::set(data, prm::comp_event::cq_number, cqn);
+		eqs_->post(eqn, prm::event_type::comp, 0, data);
+	} else if (notify == error) {
+		prm::set(data, prm::cq_error::cqn, cqn);
+		prm::set(data, prm::cq_error::syndrome, prm::cq_error_syndrome::cq_overrun);
+		eqs_->post_event(prm::event_type::cq_error, 0, data);
+	}
+	return res;
+}
+
+void cq_engine::doorbell(u32 uar, u64 value)
+{
+	u8 db[8];
+	store_be<u64>(db, value);
+	u32 cqn = prm::get(db, prm::cq_doorbell::cqn);
+	u32 ci = prm::get(db, prm::cq_doorbell::ci);
+	bool notify = false;
+	u32 eqn = 0;
+	{
+		lock_guard g(lock_);
+		cq_ctx *cq = table_.get(cqn);
+		if (!cq || cq->uar != uar || cq->status != prm::cq_status::ok)
+			return;
+		cq->arm_sn = u8(prm::get(db, prm::cq_doorbell::arm_sn));
+		cq->solicited_only = prm::get(db, prm::cq_doorbell::cmd) == prm::cq_arm_cmd::req_not_sol;
+		// CQEs beyond the consumer index already: the event is due now.
+		if ((cq->pi & 0xffffff) != ci) {
+			cq->st = prm::cq_state::fired;
+			notify = true;
+			eqn = cq->eqn;
+		} else {
+			cq->st = prm::cq_state::armed;
+		}
+	}
+	if (notify) {
+		u8 data[prm::eqe::event_data.size] = {};
+		prm::set(data, prm::comp_event::cq_number, cqn);
+		eqs_->post(eqn, prm::event_type::comp, 0, data);
+	}
+}
+
+void cq_engine::reset()
+{
+	for (u32 n = 0; n < table_.capacity(); n++) {
+		cq_ctx *cq;
+		{
+			lock_guard g(lock_);
+			cq = table_.remove(table_.first() + n);
+		}
+		if (cq)
+			free_cq(cq);
+	}
+}
+
+} // namespace scx::hca

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+// Completion queues on the device side: CREATE/DESTROY/QUERY/MODIFY_CQ, the
+// CQE writer the data path calls (owner bit per lap, overrun detection
+// against the consumer index in the CQ's doorbell record), and arming through
+// the CQ doorbell of a UAR page, which turns the next completion into a COMP
+// EQE on the CQ's EQ.
+#pragma once
+
+#include "hca/cmd_ctx.h"
+#include "hca/eq.h"
+#include "hca/fw_pages.h"
+#include "hca/objects.h"
+#include "lib/bus.h"
+#include "lib/sync.h"
+
+namespace scx::hca {
+
+// A CQ's state, kept in a firmware-page slot.
+struct cq_ctx {
+	u32 slot;
+	u32 cqn;
+	u32 uar;
+	u32 eqn;
+	u8 log_size;
+	u8 page_shift;
+	u8 cqe_size;       // bytes per entry: 64 or 128
+	u8 st;             // 0 (not armed), prm::cq_state::armed or fired
+	u8 status;         // prm::cq_status
+	u8 arm_sn;
+	u8 solicited_only;
+	u8 oi;             // overrun ignore
+	u16 cq_period;
+	u16 cq_max_count;
+	u64 dbr_addr;
+	u32 pi;            // producer counter
+	u32 overruns;
+	fw_list pas;
+};
+static_assert(sizeof(cq_ctx) <= fw_pages::slot_size);
+
+enum class cqe_result { posted, no_cq, overrun, fault };
+
+class cq_engine {
+public:
+	cq_engine() = default;
+	cq_engine(const cq_engine &) = delete;
+	cq_engine &operator=(const cq_engine &) = delete;
+
+	status init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, eq_engine &eqs, u32 max_cqs,
+		    u32 log_max_cq_sz);
+
+	void create(cmd_ctx &c);
+	void destroy(cmd_ctx &c);
+	void query(cmd_ctx &c);
+	void modify(cmd_ctx &c);
+
+	// The data path's entry point: write a 64-byte CQE (its op_own owner
+	// bit is set here) to CQ cqn and, if the CQ is armed for it, post a
+	// COMP EQE. An overrun puts the CQ in error and reports CQ_ERROR.
+	cqe_result post_cqe(u32 cqn, const u8 *cqe64, bool solicited);
+
+	// A 64-bit write to the CQ doorbell of UAR page `uar`.
+	void doorbell(u32 uar, u64 value);
+	void reset();
+
+private:
+	void free_cq(cq_ctx *cq);
+	bool consumer_index(const cq_ctx &cq, u32 *ci);
+
+	bus::dma_space *dma_ = nullptr;
+	fw_pages *pages_ = nullptr;
+	id_pool *uars_ = nullptr;
+	eq_engine *eqs_ = nullptr;
+	u32 log_max_cq_sz_ = 0;
+	spinlock lock_;
+	obj_table<cq_ctx> table_;
+};
+
+} // namespace scx::hca

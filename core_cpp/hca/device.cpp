@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hca/device.h"
+
+#include "hca/syndrome.h"
+#include "prm/eq.h"
+
+namespace scx::hca {
+
+namespace op = prm::op;
+namespace st = prm::cmd_stat;
+
+device::device(bus::dma_space &dma, bus::irq_sink &irq, const device_config &cfg)
+	: dma_(dma), irq_(irq), cfg_(cfg)
+{
+}
+
+device::~device()
+{
+	// No command runs after this; what the hca held is driver memory.
+	cmd_.stop();
+}
+
+status device::init()
+{
+	using L = hca_limits;
+	if (!cfg_.num_vectors)
+		return errc::inval;
+	regular_pages_ = cfg_.regular_pages;
+	SCX_TRY(pages_.init(dma_, cfg_.max_pages));
+	SCX_TRY(uars_.init(L::first_uar, L::num_uars));
+	SCX_TRY(pds_.init(1, (1u << L::log_max_pd) - 1));
+	SCX_TRY(q_counters_.init(1, L::max_q_counters - 1));
+	caps_.init(cfg_);
+	SCX_TRY(faults_.init());
+	SCX_TRY(eqs_.init(dma_, irq_, pages_, uars_,
+			  eq_limits{1u << L::log_max_eq, L::log_max_eq_sz, cfg_.num_vectors}));
+	SCX_TRY(cqs_.init(dma_, pages_, uars_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
+	SCX_TRY(mkeys_.init(pages_, pds_, 1u << L::log_max_mkey));
+	vport_.init(cfg_, eqs_);
+	regs_.init(cfg_, cmd_, eqs_, cqs_, L::first_uar, L::num_uars);
+	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
+}
+
+bus::mmio &device::bar0() { return regs_; }
+
+bool device::need(cmd_ctx &c, hca_state s)
+{
+	hca_state now = state();
+	if (u32(now) >= u32(s))
+		return true;
+	return c.fail(st::bad_sys_state_err,
+		      now == hca_state::disabled ? synd::not_enabled : synd::not_initialized);
+}
+
+void device::execute(cmd_ctx &c)
+{
+	// What every command header must satisfy: no reserved bits, no user
+	// context (softcx has no DEVX).
+	if (prm::get(c.in, prm::mbox_in::reserved_at_20))
+		return (void)c.fail(st::bad_param_err, synd::hdr_reserved);
+	if (prm::get(c.in, prm::mbox_in::uid))
+		return (void)c.fail(st::bad_param_err, synd::uid_not_supported);
+
+	constexpr hca_state E = hca_state::enabled, I = hca_state::initialized;
+	switch (c.opcode) {
+	case op::enable_hca: enable_hca(c); break;
+	case op::disable_hca: if (need(c, E)) disable_hca(c); break;
+	case op::query_issi: if (need(c, E)) query_issi(c); break;
+	case op::set_issi: if (need(c, E)) set_issi(c); break;
+	case op::query_hca_cap: if (need(c, E)) caps_.query(c); break;
+	case op::set_hca_cap:
+		if (need(c, E)) {
+			if (state() == I)
+				c.fail(st::bad_sys_state_err, synd::set_cap_after_init);
+			else
+				caps_.set(c);
+		}
+		break;
+	case op::init_hca: if (need(c, E)) init_hca(c); break;
+	case op::teardown_hca: if (need(c, I)) teardown_hca(c); break;
+	case op::query_adapter: if (need(c, E)) query_adapter(c); break;
+	case op::query_pages: if (need(c, E)) query_pages(c); break;
+	case op::manage_pages: if (need(c, E)) manage_pages(c); break;
+	case op::nop: if (need(c, E)) nop(c); break;
+	case op::alloc_uar: if (need(c, I)) alloc_uar(c); break;
+	case op::dealloc_uar: if (need(c, I)) dealloc_uar(c); break;
+	case op::create_eq: if (need(c, I)) eqs_.create(c); break;
+	case op::destroy_eq: if (need(c, I)) eqs_.destroy(c); break;
+	case op::query_eq: if (need(c, I)) eqs_.query(c); break;
+	case op::create_cq: if (need(c, I)) cqs_.create(c); break;
+	case op::destroy_cq: if (need(c, I)) cqs_.destroy(c); break;
+	case op::query_cq: if (need(c, I)) cqs_.query(c); break;
+	case op::modify_cq: if (need(c, I)) cqs_.modify(c); break;
+	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
+	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
+	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;
+	case op::dealloc_pd: if (need(c, I)) dealloc_pd(c); break;
+	case op::create_mkey: if (need(c, I)) mkeys_.create(c); break;
+	case op::destroy_mkey: if (need(c, I)) mkeys_.destroy(c); break;
+	case op::query_mkey: if (need(c, I)) mkeys_.query(c); break;
+	case op::alloc_q_counter: if (need(c, I)) alloc_q_counter(c); break;
+	case op::dealloc_q_counter: if (need(c, I)) dealloc_q_counter(c); break;
+	case op::query_q_counter: if (need(c, I)) query_q_counter(c); break;
+	default:
+		c.fail(st::bad_op_err, synd::bad_opcode);
+		break;
+	}
+	after_command(c);
+}
+
+void device::after_command(const cmd_ctx &c)
+{
+	// Out of context memory: ask for more regular pages, as firmware does.
+	if (c.status == st::no_res_err && c.syndrome == synd::no_fw_memory &&
+	    pages_target() + 16 <= cfg_.max_pages) {
+		regular_pages_ += 16;
+		page_request_due_ = true;
+	}
+	if (!page_request_due_ || state() != hca_state::initialized ||
+	    !eqs_.subscribed(prm::event_type::page_request))
+		return;
+	page_request_due_ = false;
+	i32 want = i32(pages_target()) - i32(pages_.held());
+	if (want <= 0)
+		return;
+	u8 data[prm::eqe::event_data.size] = {};
+	prm::set(data, prm::pages_req_event::num_pages, u32(want));
+	eqs_.post_event(prm::event_type::page_request, 0, data);
+}
+
+} // namespace scx::hca

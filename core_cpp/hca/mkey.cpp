@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hca/mkey.h"
+
+#include "hca/syndrome.h"
+#include "prm/mkey.h"
+
+namespace scx::hca {
+
+namespace st = prm::cmd_stat;
+
+status mkey_table::init(fw_pages &pages, id_pool &pds, u32 max_mkeys)
+{
+	pages_ = &pages;
+	pds_ = &pds;
+	SCX_TRY(lock_.init(lock_class::hca_objects));
+	return table_.init(first_index, max_mkeys - first_index);
+}
+
+void mkey_table::create(cmd_ctx &c)
+{
+	namespace in = prm::create_mkey_in;
+	if (!c.need_in(in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::create_mkey_out::size_bytes, synd::short_output))
+		return;
+	if (prm::get(c.in, in::mkey_umem_valid))
+		return (void)c.fail(st::bad_param_err, synd::mkey_umem_unsupported);
+	const u8 *mkc = prm::at(c.in, in::memory_key_mkey_entry);
+	u32 mode = prm::get(mkc, prm::mkc::access_mode_4_2) << prm::mkc::access_mode_1_0.bits |
+		   prm::get(mkc, prm::mkc::access_mode_1_0);
+	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt)
+		return (void)c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
+	u32 pd = prm::get(mkc, prm::mkc::pd);
+	if (!pds_->valid(pd))
+		return (void)c.fail(st::bad_res_err, synd::mkey_bad_pd);
+	u64 start = prm::get(mkc, prm::mkc::start_addr);
+	u64 len = prm::get(mkc, prm::mkc::len);
+	bool len64 = prm::get(mkc, prm::mkc::length64);
+	if (!len64 && start + len < start)
+		return (void)c.fail(st::bad_param_err, synd::mkey_bad_range);
+	u32 log_page = prm::get(mkc, prm::mkc::log_page_size);
+	u32 octwords = prm::get(mkc, prm::mkc::translations_octword_size);
+	u32 actual = prm::get(c.in, in::translations_octword_actual_size);
+	u32 cap = 0;
+	if (mode == prm::mkc_access_mode::mtt) {
+		if (log_page < 12 || log_page > 30)
+			return (void)c.fail(st::bad_param_err, synd::mkey_bad_page_size);
+		if (actual > octwords || octwords > fw_pages::max_list / 2)
+			return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
+		cap = octwords * 2;
+		// A range the list cannot cover (a free key has no range yet).
+		u64 page = u64(1) << log_page;
+		if (!prm::get(mkc, prm::mkc::free) && !len64 &&
+		    ((start & (page - 1)) + len + page - 1) / page > cap)
+			return (void)c.fail(st::bad_param_err, synd::mkey_bad_range);
+		if (!c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list))
+			return;
+	}
+
+	auto slot = pages_->alloc_slot();
+	if (!slot)
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	auto *m = static_cast<mkey_ctx *>(pages_->slot(*slot));
+	m->slot = *slot;
+	auto list = pages_->alloc_list(cap);
+	if (!list) {
+		pages_->free_slot(*slot);
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	}
+	m->mtt = *list;
+	u64 page_mask = (u64(1) << log_page) - 1;
+	for (u32 i = 0; i < actual * 2; i++) {
+		bool good = true;
+		u8 e[prm::mtt::size_bytes];
+		good = c.read_in(in::klm_pas_mtt.byte_off + i * 8, e, sizeof(e));
+		u64 addr = u64(prm::get(e, prm::mtt::ptag_63_32)) << 32 |
+			   u64(prm::get(e, prm::mtt::ptag_31_8)) << prm::dword_shift(prm::mtt::ptag_31_8);
+		if (!good || (addr & page_mask)) {
+			pages_->free_list(m->mtt);
+			pages_->free_slot(*slot);
+			return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt);
+		}
+		pages_->list_set(m->mtt, i, load_be<u64>(e));
+	}
+	m->key_7_0 = u8(prm::get(mkc, prm::mkc::mkey_7_0));
+	m->access_mode = u8(mode);
+	m->access = u8((prm::get(mkc, prm::mkc::lr) ? mkey_access::local_read : 0) |
+		       (prm::get(mkc, prm::mkc::lw) ? mkey_access::local_write : 0) |
+		       (prm::get(mkc, prm::mkc::rr) ? mkey_access::remote_read : 0) |
+		       (prm::get(mkc, prm::mkc::rw) ? mkey_access::remote_write : 0) |
+		       (prm::get(mkc, prm::mkc::a) ? mkey_access::atomic : 0));
+	m->free = u8(prm::get(mkc, prm::mkc::free));
+	m->umr_en = u8(prm::get(mkc, prm::mkc::umr_en));
+	m->length64 = u8(len64);
+	m->log_page_size = u8(log_page);
+	m->pd = pd;
+	m->qpn = prm::get(mkc, prm::mkc::qpn);
+	m->start = start;
+	m->len = len;
+	m->octwords = octwords;
+
+	result<u32> idx = errc::nospc;
+	{
+		lock_guard g(lock_);
+		idx = table_.insert(m);
+		if (idx)
+			m->index = *idx;
+	}
+	if (!idx) {
+		pages_->free_list(m->mtt);
+		pages_->free_slot(*slot);
+		return (void)c.fail(st::no_res_err, synd::mkey_exhausted);
+	}
+	pds_->ref(pd);
+	prm::set(c.out, prm::create_mkey_out::mkey_index, *idx);
+}
+
+void mkey_table::free_mkey(mkey_ctx *m)
+{
+	pds_->unref(m->pd);
+	pages_->free_list(m->mtt);
+	pages_->free_slot(m->slot);
+}
+
+void mkey_table::destroy(cmd_ctx &c)
+{
+	if (!c.need_in(prm::destroy_mkey_in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::destroy_mkey_out::size_bytes, synd::short_output))
+		return;
+	mkey_ctx *m;
+	{
+		lock_guard g(lock_);
+		m = table_.remove(prm::get(c.in, prm::destroy_mkey_in::mkey_index));
+	}
+	if (!m)
+		return (void)c.fail(st::bad_res_err, synd::mkey_invalid);
+	free_mkey(m);
+}
+
+void mkey_table::query(cmd_ctx &c)
+{
+	namespace out = prm::query_mkey_out;
+	if (!c.need_in(prm::query_mkey_in::size_bytes, synd::short_input) ||
+	    !c.need_out(out::bsf0_klm0_pas_mtt0_1.byte_off, synd::short_output))
+		return;
+	lock_guard g(lock_);
+	mkey_ctx *m = table_.get(prm::get(c.in, prm::query_mkey_in::mkey_index));
+	if (!m)
+		return (void)c.fail(st::bad_res_err, synd::mkey_invalid);
+	u8 *mkc = prm::at(c.out, out::memory_key_mkey_entry);
+	prm::set(mkc, prm::mkc::free, m->free);
+	prm::set(mkc, prm::mkc::access_mode_4_2, m->access_mode >> prm::mkc::access_mode_1_0.bits);
+	prm::set(mkc, prm::mkc::access_mode_1_0, m->access_mode);
+	prm::set(mkc, prm::mkc::umr_en, m->umr_en);
+	prm::set(mkc, prm::mkc::a, !!(m->access & mkey_access::atomic));
+	prm::set(mkc, prm::mkc::rw, !!(m->access & mkey_access::remote_write));
+	prm::set(mkc, prm::mkc::rr, !!(m->access & mkey_access::remote_read));
+	prm::set(mkc, prm::mkc::lw, !!(m->access & mkey_access::local_write));
+	prm::set(mkc, prm::mkc::lr, !!(m->access & mkey_access::local_read));
+	prm::set(mkc, prm::mkc::qpn, m->qpn);
+	prm::set(mkc, prm::mkc::mkey_7_0, m->key_7_0);
+	prm::set(mkc, prm::mkc::length64, m->length64);
+	prm::set(mkc, prm::mkc::pd, m->pd);
+	prm::set(mkc, prm::mkc::start_addr, m->start);
+	prm::set(mkc, prm::mkc::len, m->len);
+	prm::set(mkc, prm::mkc::translations_octword_size, m->octwords);
+	prm::set(mkc, prm::mkc::log_page_size, m->log_page_size);
+	// The first four MTT entries follow, when the output has room.
+	for (u32 i = 0; i < 4 && i < m->mtt.count; i++) {
+		if (out::bsf0_klm0_pas_mtt0_1.byte_off + (i + 1) * 8 > c.outlen)
+			break;
+		store_be<u64>(prm::at(c.out, out::bsf0_klm0_pas_mtt0_1) + i * 8, pages_->list_get(m->mtt, i));
+	}
+}
+
+bool mkey_table::lookup(u32 key, mkey_ctx *out)
+{
+	lock_guard g(lock_);
+	mkey_ctx *m = table_.get(key >> 8);
+	if (!m || m->key_7_0 != (key & 0xff))
+		return false;
+	*out = *m;
+	return true;
+}
+
+bool mkey_table::mtt(u32 key, u32 i, u64 *entry)
+{
+	lock_guard g(lock_);
+	mkey_ctx *m = table_.get(key >> 8);
+	if (!m || m->key_7_0 != (key & 0xff) || i >= m->mtt.count)
+		return false;
+	*entry = pages_->list_get(m->mtt, i);
+	return true;
+}
+
+void mkey_table::reset()
+{
+	for (u32 n = 0; n < table_.capacity(); n++) {
+		mkey_ctx *m;
+		{
+			lock_guard g(lock_);
+			m = table_.remove(table_.first() + n);
+		}
+		if (m)
+			free_mkey(m);
+	}
+}
+
+} // namespace scx::hca

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+// Object tables: numbers the hca hands out (EQN, CQN, mkey index, PD, UAR,
+// counter set) and what each refers to. Allocation searches from a rotating
+// cursor so a freed number is not handed out again at once, which makes a
+// driver's use of a stale number visible.
+#pragma once
+
+#include "lib/new.h"
+#include "lib/status.h"
+#include "lib/types.h"
+
+namespace scx::hca {
+
+// Numbers [first, first + count) mapping to T*.
+template <typename T> class obj_table {
+public:
+	obj_table() = default;
+	obj_table(const obj_table &) = delete;
+	obj_table &operator=(const obj_table &) = delete;
+	~obj_table() { free_bytes(slots_); }
+
+	status init(u32 first, u32 count)
+	{
+		first_ = first;
+		count_ = count;
+		slots_ = static_cast<T **>(alloc_bytes(sizeof(T *) * count));
+		if (!slots_)
+			return errc::nomem;
+		for (u32 i = 0; i < count; i++)
+			slots_[i] = nullptr;
+		return status::ok();
+	}
+
+	// A free number for obj, or errc::nospc.
+	result<u32> insert(T *obj)
+	{
+		for (u32 n = 0; n < count_; n++) {
+			u32 i = (cursor_ + n) % count_;
+			if (!slots_[i]) {
+				slots_[i] = obj;
+				cursor_ = (i + 1) % count_;
+				return first_ + i;
+			}
+		}
+		return errc::nospc;
+	}
+
+	T *get(u32 num) const
+	{
+		return num >= first_ && num - first_ < count_ ? slots_[num - first_] : nullptr;
+	}
+
+	T *remove(u32 num)
+	{
+		T *o = get(num);
+		if (o)
+			slots_[num - first_] = nullptr;
+		return o;
+	}
+
+	template <typename F> void for_each(F &&f)
+	{
+		for (u32 i = 0; i < count_; i++)
+			if (slots_[i])
+				f(first_ + i, slots_[i]);
+	}
+
+	u32 first() const { return first_; }
+	u32 capacity() const { return count_; }
+
+private:
+	T **slots_ = nullptr;
+	u32 first_ = 0;
+	u32 count_ = 0;
+	u32 cursor_ = 0;
+};
+
+// Numbers with no object behind them (PD, UAR, counter set), each counting
+// the objects that use it so it cannot be freed under them.
+class id_pool {
+public:
+	id_pool() = default;
+	id_pool(const id_pool &) = delete;
+	id_pool &operator=(const id_pool &) = delete;
+	~id_pool() { free_bytes(state_); }
+
+	status init(u32 first, u32 count)
+	{
+		first_ = first;
+		count_ = count;
+		state_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * count));
+		if (!state_)
+			return errc::nomem;
+		reset();
+		return status::ok();
+	}
+
+	void reset()
+	{
+		for (u32 i = 0; i < count_; i++)
+			state_[i] = 0;
+		cursor_ = 0;
+	}
+
+	result<u32> alloc()
+	{
+		for (u32 n = 0; n < count_; n++) {
+			u32 i = (cursor_ + n) % count_;
+			if (!state_[i]) {
+				state_[i] = 1;
+				cursor_ = (i + 1) % count_;
+				return first_ + i;
+			}
+		}
+		return errc::nospc;
+	}
+
+	bool valid(u32 id) const { return id >= first_ && id - first_ < count_ && state_[id - first_]; }
+	bool busy(u32 id) const { return valid(id) && state_[id - first_] > 1; }
+	// Frees an id nothing refers to.
+	void free(u32 id)
+	{
+		if (valid(id))
+			state_[id - first_] = 0;
+	}
+	void ref(u32 id)
+	{
+		if (valid(id))
+			state_[id - first_]++;
+	}
+	void unref(u32 id)
+	{
+		if (busy(id))
+			state_[id - first_]--;
+	}
+	u32 first() const { return first_; }
+	u32 capacity() const { return count_; }
+
+private:
+	u32 *state_ = nullptr;
+	u32 first_ = 0;
+	u32 count_ = 0;
+	u32 cursor_ = 0;
+};
+
+} // namespace scx::hca

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hca/vport.h"
+
+#include "hca/syndrome.h"
+#include "prm/eq.h"
+#include "prm/vport.h"
+
+namespace scx::hca {
+
+namespace st = prm::cmd_stat;
+constexpr u8 port_num = 1;
+
+void vport::init(const device_config &cfg, eq_engine &eqs)
+{
+	cfg_ = cfg;
+	eqs_ = &eqs;
+	link_.store(cfg.link_up);
+}
+
+bool vport::check_vport(cmd_ctx &c, bool other, u32 number)
+{
+	// One function, no e-switch: only its own vNIC vport exists.
+	if (other || number)
+		return c.fail(st::bad_param_err, synd::vport_other);
+	return true;
+}
+
+void vport::query_state(cmd_ctx &c)
+{
+	namespace in = prm::query_vport_state_in;
+	namespace out = prm::query_vport_state_out;
+	if (!c.need_in(in::size_bytes, synd::short_input) || !c.need_out(out::size_bytes, synd::short_output))
+		return;
+	if (c.op_mod != prm::vport_state_op_mod::vnic_vport)
+		return (void)c.fail(st::bad_param_err, synd::vport_bad_op_mod);
+	if (!check_vport(c, prm::get(c.in, in::other_vport), prm::get(c.in, in::vport_number)))
+		return;
+	prm::set(c.out, out::state, link_.load() ? prm::vport_state::up : prm::vport_state::down);
+	prm::set(c.out, out::admin_state, prm::vport_state::up);
+}
+
+void vport::query_nic_context(cmd_ctx &c)
+{
+	namespace in = prm::query_nic_vport_context_in;
+	namespace out = prm::query_nic_vport_context_out;
+	namespace ctx = prm::nic_vport_context;
+	if (!c.need_in(in::size_bytes, synd::short_input) || !c.need_out(out::size_bytes, synd::short_output))
+		return;
+	if (!check_vport(c, prm::get(c.in, in::other_vport), prm::get(c.in, in::vport_number)))
+		return;
+	u8 *v = prm::at(c.out, out::nic_vport_context);
+	prm::set(v, ctx::roce_en, 1);
+	prm::set(v, ctx::mtu, cfg_.mtu);
+	prm::set(v, ctx::system_image_guid, cfg_.system_image_guid);
+	prm::set(v, ctx::port_guid, cfg_.node_guid);
+	prm::set(v, ctx::node_guid, cfg_.node_guid);
+	u8 *mac = prm::at(v, ctx::permanent_address);
+	// mac_addr_47_32 and mac_addr_31_0 hold the six bytes in wire order.
+	copy_bytes(mac + prm::mac_address_layout::mac_addr_47_32.byte_off, cfg_.mac, sizeof(cfg_.mac));
+}
+
+bool vport::set_link(bool up)
+{
+	if (link_.exchange(up) == up)
+		return false;
+	u8 data[prm::eqe::event_data.size] = {};
+	prm::set(data, prm::port_state_change_event::port_num, port_num);
+	return eqs_->post_event(prm::event_type::port_change,
+				up ? prm::port_change_subtype::active : prm::port_change_subtype::down, data);
+}
+
+} // namespace scx::hca

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+// The function's one vport and its port: link state, MTU, MAC address and
+// GUIDs (QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT), and the PORT_CHANGE
+// event when the link goes down or up.
+#pragma once
+
+#include "hca/cmd_ctx.h"
+#include "hca/config.h"
+#include "hca/eq.h"
+#include "lib/atomic.h"
+
+namespace scx::hca {
+
+class vport {
+public:
+	void init(const device_config &cfg, eq_engine &eqs);
+
+	void query_state(cmd_ctx &c);
+	void query_nic_context(cmd_ctx &c);
+
+	// Change the link state; a change is reported with a PORT_CHANGE EQE
+	// (sub type DOWN or ACTIVE) to the EQ subscribed to it. Returns
+	// whether an EQE was written.
+	bool set_link(bool up);
+	bool link_up() const { return link_.load(); }
+
+private:
+	bool check_vport(cmd_ctx &c, bool other, u32 number);
+
+	device_config cfg_{};
+	eq_engine *eqs_ = nullptr;
+	atomic<bool> link_{true};
+};
+
+} // namespace scx::hca
