@@ -81,6 +81,11 @@ public:
 	// Longest mailbox chains used so far (debugfs; tests).
 	u32 max_in_blocks() const { return max_in_blocks_.load(mo::relaxed); }
 	u32 max_out_blocks() const { return max_out_blocks_.load(mo::relaxed); }
+	void reset_max_blocks()
+	{
+		max_in_blocks_.store(0);
+		max_out_blocks_.store(0);
+	}
 	const char *name() const { return name_; }
 
 	// Row `index` of the per-opcode statistics; false past the last row.
