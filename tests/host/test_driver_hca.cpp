@@ -310,6 +310,8 @@ struct test_cq {
 	std::atomic<int> comps{0};
 	std::atomic<bool> alive{true};
 	std::atomic<int> after_death{0};
+	std::atomic<int> events{0};
+	std::atomic<int> last_event{-1};
 	u32 posted = 0;
 
 	static constexpr u32 log_size = 6;
@@ -358,6 +360,13 @@ struct test_cq {
 	}
 };
 
+void count_event(core_cq *, u8 type, u8, void *ctx)
+{
+	auto *c = static_cast<test_cq *>(ctx);
+	c->last_event = type;
+	c->events++;
+}
+
 void count_comp(core_cq *, void *ctx)
 {
 	auto *c = static_cast<test_cq *>(ctx);
@@ -385,6 +394,7 @@ TEST_F(DriverHca, CqCompletionsThroughTasklet)
 	test_cq c;
 	ASSERT_TRUE(c.alloc(plat));
 	c.cq.comp = count_comp;
+	c.cq.event = count_event;
 	c.cq.ctx = &c;
 	auto in = c.create_in(*drv, 1);
 	ASSERT_TRUE(drv->create_cq(c.cq, in.data(), u32(in.size())));
@@ -399,8 +409,36 @@ TEST_F(DriverHca, CqCompletionsThroughTasklet)
 	EXPECT_GE(tc.scheduled.load(), 20);
 	// Not armed: a completion is written but raises no event.
 	ASSERT_EQ(hw->post_cqe(c.cq.cqn, cqe), hca::cqe_result::posted);
+	c.posted++;
 	std::this_thread::sleep_for(std::chrono::milliseconds(20));
 	EXPECT_EQ(c.comps.load(), 20);
+	const driver::eq *q1 = drv->eq_at(2);
+	EXPECT_GE(q1->stats().eqes, 20u);
+	EXPECT_GE(q1->stats().irqs, 20u);
+
+	// QUERY_CQ and MODIFY_CQ on it.
+	std::vector<u8> qout(prm::query_cq_out::size_bytes);
+	ASSERT_TRUE(drv->query_cq(c.cq, qout.data(), u32(qout.size())));
+	const u8 *qc = prm::at(qout.data(), prm::query_cq_out::cq_context);
+	EXPECT_EQ(prm::get(qc, prm::cqc::log_cq_size), test_cq::log_size);
+	EXPECT_EQ(prm::get(qc, prm::cqc::c_eqn_or_apu_element), drv->comp_eqn(1));
+	std::vector<u8> min(prm::modify_cq_in::size_bytes);
+	prm::set(min.data(), prm::modify_cq_in::modify_field_select_resize_field_select,
+		 prm::cq_modify::period | prm::cq_modify::count);
+	u8 *mc = prm::at(min.data(), prm::modify_cq_in::cq_context);
+	prm::set(mc, prm::cqc::cq_period, 7);
+	prm::set(mc, prm::cqc::cq_max_count, 9);
+	ASSERT_TRUE(drv->modify_cq(c.cq, min.data(), u32(min.size())));
+	ASSERT_TRUE(drv->query_cq(c.cq, qout.data(), u32(qout.size())));
+	EXPECT_EQ(prm::get(qc, prm::cqc::cq_period), 7u);
+	EXPECT_EQ(prm::get(qc, prm::cqc::cq_max_count), 9u);
+
+	// Never consumed: the CQ overruns and the event callback hears of it.
+	for (u32 i = 0; i <= (1u << test_cq::log_size); i++)
+		if (hw->post_cqe(c.cq.cqn, cqe) != hca::cqe_result::posted)
+			break;
+	ASSERT_TRUE(wait_for([&] { return c.events.load() == 1; }));
+	EXPECT_EQ(c.last_event.load(), prm::event_type::cq_error);
 	ASSERT_TRUE(drv->destroy_cq(c.cq));
 	c.free();
 }
