@@ -209,6 +209,17 @@ TEST_F(DriverHca, MailboxChainsThroughRealCommands)
 	EXPECT_EQ(drv->pages().stats().held, hw->fw_pages_held());
 }
 
+TEST_F(DriverHca, SignedCommandsBothWays)
+{
+	cfg.cmd.checksum = true; // entries and blocks signed; output verified
+	ASSERT_TRUE(start());
+	for (int i = 0; i < 200; i++)
+		ASSERT_TRUE(driver::cmd::nop(cmd()));
+	std::vector<u8> cap(prm::hca_cap_union::size_bytes);
+	ASSERT_TRUE(driver::cmd::query_hca_cap(cmd(), prm::cap_type::general, prm::cap_mode::cur, cap.data()));
+	ASSERT_TRUE(drv->pages().give(0, 300));
+}
+
 TEST_F(DriverHca, DelayedCommandTimesOutAndItsSlotComesBack)
 {
 	cfg.cmd.timeout_ms = 100;
