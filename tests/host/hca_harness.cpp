@@ -302,6 +302,15 @@ bool test_eq::next(u8 *e)
 	return true;
 }
 
+bool test_eq::pending()
+{
+	u8 e[64];
+	if (!next(e))
+		return false;
+	ci--;
+	return true;
+}
+
 void test_eq::doorbell(bool arm)
 {
 	u32 v = prm::reg_set(0, prm::eq_doorbell::eqn, eqn);

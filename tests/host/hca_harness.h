@@ -146,6 +146,8 @@ struct test_eq {
 	dma_mem ring{};
 	// The next EQE if software owns it (copied into e), else false.
 	bool next(u8 *e);
+	// Whether the next EQE is software's, without consuming it.
+	bool pending();
 	void doorbell(bool arm);
 };
 
