@@ -14,7 +14,8 @@ namespace scx::driver {
 
 struct core_cq;
 
-// Completion callback: tasklet context (softirq in the kernel).
+// Completion callback: tasklet context (softirq in the kernel). It must
+// not destroy its own CQ (destroy waits for the callback to return).
 using cq_comp_fn = void (*)(core_cq *cq, void *ctx);
 // Asynchronous CQ event (CQ_ERROR): hardirq context.
 using cq_event_fn = void (*)(core_cq *cq, u8 event_type, u8 syndrome, void *ctx);
