@@ -89,6 +89,7 @@ if stage module_stock make module; then
 	mkdir -p "$out/overlay-stock"
 	cp "$ko" "$out/overlay-stock/"
 	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
+	guest stock_cmd tests/vm/guest/softcx-cmd.sh -o "$out/overlay-stock"
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -118,6 +119,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	done < <(sed -nE 's/^KTAP-BEGIN ([a-z0-9_]+)\r?$/\1/p' "$out/testk_kunit/results.log" 2>/dev/null)
 	[ $n -gt 0 ] || bad kunit "no KTAP output"
 	guest testk_load tests/vm/guest/softcx-load.sh -k "$kdir" -o "$out/overlay-testk"
+	guest testk_cmd tests/vm/guest/softcx-cmd.sh -k "$kdir" -o "$out/overlay-testk"
 fi
 
 echo

@@ -276,6 +276,10 @@ void scx_env_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
+void scx_env_trace_cmd_post(const char *, uint16_t, uint8_t, uint8_t) {}
+void scx_env_trace_cmd_done(const char *, uint16_t, uint8_t, uint8_t, uint32_t, uint64_t) {}
+void scx_env_trace_eqe(const char *, uint32_t, uint8_t, uint32_t) {}
+
 void scx_env_bug(const char *what)
 {
 	g_bugs++;

@@ -66,6 +66,15 @@ void scx_env_relax(void); /* a busy-wait iteration */
 void scx_env_sleep_us(unsigned int us);
 bool scx_env_in_atomic(void);
 
+/*
+ * Tracepoints (softcx:cmd_post, softcx:cmd_done, softcx:eqe in the kernel;
+ * no-ops on the host). `dev` is the function's name.
+ */
+void scx_env_trace_cmd_post(const char *dev, uint16_t opcode, uint8_t slot, uint8_t token);
+void scx_env_trace_cmd_done(const char *dev, uint16_t opcode, uint8_t slot, uint8_t status,
+			    uint32_t syndrome, uint64_t latency_ns);
+void scx_env_trace_eqe(const char *dev, uint32_t eqn, uint8_t type, uint32_t cons_index);
+
 enum scx_log_level { SCX_LOG_ERR = 3, SCX_LOG_WARN = 4, SCX_LOG_INFO = 6, SCX_LOG_DEBUG = 7 };
 void scx_env_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+// The hca's C face for the kernel shim (include/softcx/hca.h).
+#include "softcx/hca.h"
+
+#include "hca/device.h"
+#include "lib/new.h"
+
+namespace {
+
+using namespace scx;
+
+// Without an IOMMU the device reaches whatever the env maps at a bus address.
+class env_dma final : public bus::dma_space {
+public:
+	void *map(u64 bus_addr, usize len) override { return scx_env_dma_to_cpu(bus_addr, len); }
+};
+
+class callback_irq final : public bus::irq_sink {
+public:
+	callback_irq(void (*fn)(void *, unsigned), void *ctx) : fn_(fn), ctx_(ctx) {}
+	void raise(u32 vector) override { fn_(ctx_, vector); }
+
+private:
+	void (*fn_)(void *, unsigned);
+	void *ctx_;
+};
+
+hca::device_config config_from(const scx_hca_params &p)
+{
+	hca::device_config cfg;
+	cfg.num_vectors = p.num_vectors;
+	return cfg;
+}
+
+} // namespace
+
+struct scx_hca {
+	scx_hca(const scx_hca_params &p) : irq(p.raise_irq, p.ctx), dev(dma, irq, config_from(p)) {}
+	env_dma dma;
+	callback_irq irq;
+	hca::device dev;
+};
+
+extern "C" {
+
+int scx_hca_create(const struct scx_hca_params *params, struct scx_hca **out)
+{
+	if (!params->raise_irq || !params->num_vectors)
+		return -int(errc::inval);
+	scx_hca *h = make<scx_hca>(*params);
+	if (!h)
+		return -int(errc::nomem);
+	status s = h->dev.init();
+	if (!s) {
+		destroy(h);
+		return s.to_errno();
+	}
+	*out = h;
+	return 0;
+}
+
+void scx_hca_destroy(struct scx_hca *hca) { destroy(hca); }
+
+struct scx_bar *scx_hca_bar(struct scx_hca *hca) { return bus::to_bar(&hca->dev.bar0()); }
+
+void scx_hca_set_link(struct scx_hca *hca, bool up) { hca->dev.set_link(up); }
+
+int scx_hca_fault_delay(struct scx_hca *hca, uint16_t opcode, uint32_t ms, uint32_t count)
+{
+	return hca->dev.faults().delay(opcode, ms, count).to_errno();
+}
+
+int scx_hca_fault_drop(struct scx_hca *hca, uint16_t opcode, uint32_t count)
+{
+	return hca->dev.faults().drop(opcode, count).to_errno();
+}
+
+int scx_hca_fault_fail(struct scx_hca *hca, uint16_t opcode, uint8_t status, uint32_t syndrome,
+		       uint32_t count)
+{
+	return hca->dev.faults().fail(opcode, status, syndrome, count).to_errno();
+}
+
+void scx_hca_fault_clear(struct scx_hca *hca) { hca->dev.faults().clear(); }
+
+void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
+{
+	info->state = u32(hca->dev.state());
+	info->fw_pages = hca->dev.fw_pages_held();
+	info->commands = hca->dev.commands_executed();
+	info->eqes = hca->dev.eqes_written();
+	info->interrupts = hca->dev.interrupts_raised();
+}
+
+} // extern "C"

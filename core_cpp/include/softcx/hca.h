@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device side of a softcx function (core_cpp/hca) for the kernel shim:
+ * create the software HCA, hand its BAR0 to the driver side, flip its link,
+ * inject faults, read its counters. The hca reaches memory only by bus
+ * address (scx_env_dma_to_cpu) and signals only by raising vectors.
+ */
+#ifndef SOFTCX_HCA_H
+#define SOFTCX_HCA_H
+
+#include "softcx/bus.h"
+#include "softcx/env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct scx_hca;
+
+struct scx_hca_params {
+	unsigned int num_vectors; /* MSI-X vectors the function has */
+	void *ctx;
+	/* Raise MSI-X `vector`; called from any context, must not sleep. */
+	void (*raise_irq)(void *ctx, unsigned int vector);
+};
+
+int scx_hca_create(const struct scx_hca_params *params, struct scx_hca **out);
+/* Stops the firmware (no command runs, no vector is raised afterwards). */
+void scx_hca_destroy(struct scx_hca *hca);
+struct scx_bar *scx_hca_bar(struct scx_hca *hca);
+
+/* Link down/up: a PORT_CHANGE event to a subscribed EQ. */
+void scx_hca_set_link(struct scx_hca *hca, bool up);
+
+/* Fault injection, per opcode, for the next `count` commands. */
+int scx_hca_fault_delay(struct scx_hca *hca, uint16_t opcode, uint32_t ms, uint32_t count);
+int scx_hca_fault_drop(struct scx_hca *hca, uint16_t opcode, uint32_t count);
+int scx_hca_fault_fail(struct scx_hca *hca, uint16_t opcode, uint8_t status, uint32_t syndrome,
+		       uint32_t count);
+void scx_hca_fault_clear(struct scx_hca *hca);
+
+struct scx_hca_info {
+	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */
+	uint32_t fw_pages;
+	uint64_t commands;
+	uint64_t eqes;
+	uint64_t interrupts;
+};
+void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

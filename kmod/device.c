@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A softcx function in the kernel: the hca (device side), an IRQ domain for
+ * its MSI-X vectors, and the driver side brought up through BAR0, with its
+ * interrupt handlers on request_irq() and one tasklet per completion EQ.
+ */
+#include "kmod.h"
+
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+
+#include "softcx/driver.h"
+#include "softcx/hca.h"
+#include "device.h"
+#include "irq.h"
+
+static void scx_raise_irq(void *ctx, unsigned int vector)
+{
+	struct scx_kdev *kdev = ctx;
+
+	scx_irqs_raise(kdev->irqs, vector);
+}
+
+static irqreturn_t scx_irq_handler(int irq, void *dev_id)
+{
+	struct scx_vector *v = dev_id;
+
+	scx_drv_handle_irq(v->drv, v->index);
+	return IRQ_HANDLED;
+}
+
+/* Completion EQ tasklet: runs the completion callbacks of its CQs. */
+static void scx_tasklet(struct tasklet_struct *t)
+{
+	struct scx_comp_tasklet *ct = from_tasklet(ct, t, t);
+
+	scx_drv_run_tasklet(ct->kdev->vectors[ct->eq + 1].drv, ct->eq);
+}
+
+static void *scx_dma_alloc(void *ctx, size_t size, uint64_t *dma)
+{
+	return scx_env_dma_alloc(size, dma);
+}
+
+static void scx_dma_free(void *ctx, void *cpu, size_t size, uint64_t dma)
+{
+	scx_env_dma_free(cpu, size, dma);
+}
+
+static int scx_request_irq(void *ctx, unsigned int vector, const char *name, struct scx_drv *drv)
+{
+	struct scx_kdev *kdev = ctx;
+	struct scx_vector *v;
+	int err;
+
+	if (vector >= kdev->num_vectors)
+		return -EINVAL;
+	v = &kdev->vectors[vector];
+	v->kdev = kdev;
+	v->drv = drv;
+	v->index = vector;
+	strscpy(v->name, name, sizeof(v->name));
+	err = request_irq(scx_irqs_virq(kdev->irqs, vector), scx_irq_handler, 0, v->name, v);
+	if (!err)
+		v->requested = true;
+	return err;
+}
+
+static void scx_free_irq(void *ctx, unsigned int vector)
+{
+	struct scx_kdev *kdev = ctx;
+	struct scx_vector *v;
+
+	if (vector >= kdev->num_vectors || !kdev->vectors[vector].requested)
+		return;
+	v = &kdev->vectors[vector];
+	free_irq(scx_irqs_virq(kdev->irqs, vector), v);
+	v->requested = false;
+}
+
+static void scx_schedule_tasklet(void *ctx, unsigned int eq_index)
+{
+	struct scx_kdev *kdev = ctx;
+
+	if (eq_index < kdev->num_vectors - 1)
+		tasklet_schedule(&kdev->tasklets[eq_index].t);
+}
+
+struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p)
+{
+	struct scx_drv_params dp = {};
+	struct scx_hca_params hp = {};
+	struct scx_kdev *kdev;
+	unsigned int i;
+	int err;
+
+	kdev = kzalloc(sizeof(*kdev), GFP_KERNEL);
+	if (!kdev)
+		return ERR_PTR(-ENOMEM);
+	snprintf(kdev->name, sizeof(kdev->name), "softcx%d", index);
+	kdev->num_vectors = clamp_t(unsigned int, p->num_comp_eqs, 1, SCX_MAX_VECTORS - 1) + 1;
+	for (i = 0; i < kdev->num_vectors - 1; i++) {
+		tasklet_setup(&kdev->tasklets[i].t, scx_tasklet);
+		kdev->tasklets[i].kdev = kdev;
+		kdev->tasklets[i].eq = i;
+	}
+
+	kdev->irqs = scx_irqs_create(kdev->name, kdev->num_vectors);
+	if (!kdev->irqs) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	hp.num_vectors = kdev->num_vectors;
+	hp.ctx = kdev;
+	hp.raise_irq = scx_raise_irq;
+	err = scx_hca_create(&hp, &kdev->hca);
+	if (err)
+		goto err_irqs;
+
+	dp.name = kdev->name;
+	dp.bar = scx_hca_bar(kdev->hca);
+	dp.ctx = kdev;
+	dp.dma_alloc = scx_dma_alloc;
+	dp.dma_free = scx_dma_free;
+	dp.request_irq = scx_request_irq;
+	dp.free_irq = scx_free_irq;
+	dp.schedule_tasklet = scx_schedule_tasklet;
+	dp.cmd_timeout_ms = p->cmd_timeout_ms;
+	dp.num_comp_eqs = kdev->num_vectors - 1;
+	dp.cmd_polling = p->cmd_polling;
+	dp.cmd_checksum = p->cmd_checksum;
+	err = scx_drv_init(&dp, &kdev->drv);
+	if (err) {
+		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
+		goto err_hca;
+	}
+	pr_info("%s: up, %u completion EQs\n", kdev->name, kdev->num_vectors - 1);
+	return kdev;
+
+err_hca:
+	scx_hca_destroy(kdev->hca);
+err_irqs:
+	scx_irqs_destroy(kdev->irqs);
+err_free:
+	for (i = 0; i < kdev->num_vectors - 1; i++)
+		tasklet_kill(&kdev->tasklets[i].t);
+	kfree(kdev);
+	return ERR_PTR(err);
+}
+
+void scx_kdev_destroy(struct scx_kdev *kdev)
+{
+	unsigned int i;
+
+	scx_drv_teardown(kdev->drv);
+	for (i = 0; i < kdev->num_vectors - 1; i++)
+		tasklet_kill(&kdev->tasklets[i].t);
+	scx_hca_destroy(kdev->hca);
+	scx_irqs_destroy(kdev->irqs);
+	pr_info("%s: removed\n", kdev->name);
+	kfree(kdev);
+}
