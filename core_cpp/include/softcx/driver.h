@@ -41,6 +41,11 @@ struct scx_drv_params {
 	 * and from the tasklet itself. NULL: completions run in the hardirq.
 	 */
 	void (*schedule_tasklet)(void *ctx, unsigned int eq_index);
+	/*
+	 * PORT_CHANGE event for `port` (hardirq): sub_type is the PRM's
+	 * port_change sub type (1 down, 4 active, ...). May be NULL.
+	 */
+	void (*port_event)(void *ctx, uint8_t port, uint8_t sub_type);
 
 	unsigned int cmd_timeout_ms; /* per command; 0: 60000 */
 	unsigned int num_comp_eqs;   /* completion EQs on vectors 1..N; 0: 1 */
