@@ -380,7 +380,7 @@ void cmd_if::complete(u32 vector)
 	}
 }
 
-status cmd_if::finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in)
+status cmd_if::finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in, done_info *di)
 {
 	slot &s = slots_[idx];
 	u8 e[ent::size_bytes];
@@ -389,10 +389,12 @@ status cmd_if::finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in)
 	u16 op = s.opcode;
 	if (cfg_.checksum && (prm::cmdq::xor8(e, sizeof(e)) != 0xff || !chain_sig_ok(s.out))) {
 		scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) output signature mismatch", name_, opcode_name(op), op);
+		di->syndrome = prm::delivery_stat::signat_err;
 		return errc_badr;
 	}
 	u8 dstat = u8(prm::get(e, ent::status));
 	if (dstat) {
+		di->syndrome = dstat;
 		errc err = delivery_status_to_errc(dstat);
 		scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) not delivered: %s(0x%x), err %d", name_, opcode_name(op),
 			    op, delivery_status_name(dstat), dstat, -int(err));
@@ -403,11 +405,13 @@ status cmd_if::finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in)
 	if (outlen > inline_bytes)
 		copy_from_chain(o + inline_bytes, s.out, outlen - inline_bytes);
 	u8 st = u8(prm::get(o, prm::mbox_out::status));
+	di->status = st;
 	if (!st)
 		return status::ok();
+	u32 synd = u32(prm::get(o, prm::mbox_out::syndrome));
+	di->syndrome = synd;
 	if (flags & f_quiet)
 		return errc::remoteio;
-	u32 synd = u32(prm::get(o, prm::mbox_out::syndrome));
 	errc err = cmd_status_to_errc(st);
 	scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x), err(%d)",
 		    name_, opcode_name(op), op, unsigned(prm::get(in, prm::mbox_in::op_mod)),
@@ -474,6 +478,8 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 	fill_entry(*idx, in, inlen, outlen, token);
 	bool polling = (flags & f_polling) || current_mode() == mode::polling;
 	u32 gen = (s.state.load() & ~u32(st_mask)) + gen_one;
+	// Traced before the clock starts: an enabled tracepoint is not latency.
+	scx_env_trace_cmd_post(name_, op, u8(*idx), token);
 	s.t_start = scx_env_now_ns();
 	// The descriptor (and mailboxes) must be complete before the doorbell.
 	s.state.store(gen | st_in_flight, mo::release);
@@ -482,11 +488,14 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 
 	status st = wait_done(*idx, gen, polling);
 	if (st.code() == errc::timedout) {
+		scx_env_trace_cmd_done(name_, op, u8(*idx), trace_no_output, 0, scx_env_now_ns() - s.t_start);
 		account(op, st, true, 0);
 		return st; // slot and mailboxes stay with the device
 	}
 	u64 ns = scx_env_now_ns() - s.t_start;
-	st = finish(*idx, out, outlen, flags, in);
+	done_info di;
+	st = finish(*idx, out, outlen, flags, in, &di);
+	scx_env_trace_cmd_done(name_, op, u8(*idx), di.status, di.syndrome, ns);
 	pool_.put_chain(s.in);
 	pool_.put_chain(s.out);
 	s.in = s.out = nullptr;

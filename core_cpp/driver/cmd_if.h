@@ -107,6 +107,15 @@ private:
 		u64 t_start = 0;
 	};
 
+	// What the cmd_done tracepoint reports: the command's status and
+	// syndrome (mbox_out), or trace_no_output when there is no output to
+	// read, with the delivery status as syndrome (0 for a timeout).
+	static constexpr u8 trace_no_output = 0xfe; // mlx5's MLX5_DRIVER_STATUS_ABORTED
+	struct done_info {
+		u8 status = trace_no_output;
+		u32 syndrome = 0;
+	};
+
 	struct op_counters {
 		atomic<u64> count, errors, timeouts, completed, sum_ns, min_ns, max_ns;
 	};
@@ -121,7 +130,7 @@ private:
 	bool try_reclaim(u32 idx);
 	void fill_entry(u32 idx, const void *in, u32 inlen, u32 outlen, u8 token);
 	status wait_done(u32 idx, u32 gen, bool polling);
-	status finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in);
+	status finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in, done_info *di);
 	void account(u16 opcode, status s, bool timed_out, u64 ns);
 
 	bus::mmio *bar_ = nullptr;

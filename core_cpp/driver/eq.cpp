@@ -160,6 +160,7 @@ void eq::handle_irq()
 		u32 before = n;
 		for (u8 *e; n < budget && (e = next_eqe_sw()); n++) {
 			fence(mo::acquire); // contents after the owner bit
+			scx_env_trace_eqe(cmd_->name(), eqn_, u8(prm::get(e, eqe::event_type)), cons_index_);
 			owner_.event(owner_.ctx, *this, e);
 			cons_index_++;
 			if ((n + 1) % ci_update_every == 0)

@@ -53,6 +53,30 @@ void dma_unregister(const void *p)
 	g_dma.erase(reinterpret_cast<uintptr_t>(p));
 }
 
+namespace {
+std::atomic<bool> g_trace_on{false};
+std::mutex g_trace_mu;
+std::vector<trace_event> g_trace;
+
+void trace_add(const trace_event &e)
+{
+	if (!g_trace_on.load(std::memory_order_relaxed))
+		return;
+	std::lock_guard<std::mutex> g(g_trace_mu);
+	g_trace.push_back(e);
+}
+} // namespace
+
+void trace_record(bool on) { g_trace_on = on; }
+
+std::vector<trace_event> trace_take()
+{
+	std::lock_guard<std::mutex> g(g_trace_mu);
+	std::vector<trace_event> v;
+	v.swap(g_trace);
+	return v;
+}
+
 unsigned bug_count() { return g_bugs; }
 unsigned sleep_in_atomic_count() { return g_sleep_in_atomic; }
 long live_allocations() { return g_live; }
@@ -276,9 +300,41 @@ void scx_env_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void scx_env_trace_cmd_post(const char *, uint16_t, uint8_t, uint8_t) {}
-void scx_env_trace_cmd_done(const char *, uint16_t, uint8_t, uint8_t, uint32_t, uint64_t) {}
-void scx_env_trace_eqe(const char *, uint32_t, uint8_t, uint32_t) {}
+void scx_env_trace_cmd_post(const char *dev, uint16_t opcode, uint8_t slot, uint8_t token)
+{
+	host_env::trace_event e{};
+	e.kind = host_env::trace_event::cmd_post;
+	e.dev = dev;
+	e.opcode = opcode;
+	e.slot = slot;
+	e.token = token;
+	host_env::trace_add(e);
+}
+
+void scx_env_trace_cmd_done(const char *dev, uint16_t opcode, uint8_t slot, uint8_t status,
+			    uint32_t syndrome, uint64_t latency_ns)
+{
+	host_env::trace_event e{};
+	e.kind = host_env::trace_event::cmd_done;
+	e.dev = dev;
+	e.opcode = opcode;
+	e.slot = slot;
+	e.status = status;
+	e.syndrome = syndrome;
+	e.latency_ns = latency_ns;
+	host_env::trace_add(e);
+}
+
+void scx_env_trace_eqe(const char *dev, uint32_t eqn, uint8_t type, uint32_t cons_index)
+{
+	host_env::trace_event e{};
+	e.kind = host_env::trace_event::eqe;
+	e.dev = dev;
+	e.eqn = eqn;
+	e.type = type;
+	e.cons_index = cons_index;
+	host_env::trace_add(e);
+}
 
 void scx_env_bug(const char *what)
 {

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace host_env {
 
@@ -19,5 +21,18 @@ unsigned bug_count();
 unsigned sleep_in_atomic_count();
 // Live env allocations, for leak checks around a test.
 long live_allocations();
+
+// The tracepoint hooks (scx_env_trace_*): while recording is on, every call
+// is kept; trace_take() returns them in call order and clears the list.
+struct trace_event {
+	enum kind_t { cmd_post, cmd_done, eqe } kind;
+	std::string dev;
+	uint16_t opcode;
+	uint8_t slot, token, status, type;
+	uint32_t syndrome, eqn, cons_index;
+	uint64_t latency_ns;
+};
+void trace_record(bool on);
+std::vector<trace_event> trace_take();
 
 } // namespace host_env

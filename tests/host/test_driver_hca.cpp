@@ -608,3 +608,87 @@ TEST_F(DriverHca, CApiOnTheHca)
 	scx_drv_teardown(d);
 	EXPECT_EQ(hw->fw_pages_held(), 0u);
 }
+
+namespace {
+
+std::vector<host_env::trace_event> traced(const std::vector<host_env::trace_event> &all,
+					  host_env::trace_event::kind_t kind, u16 opcode)
+{
+	std::vector<host_env::trace_event> v;
+	for (auto &e : all)
+		if (e.kind == kind && (kind == host_env::trace_event::eqe || e.opcode == opcode))
+			v.push_back(e);
+	return v;
+}
+
+} // namespace
+
+TEST_F(DriverHca, TracepointsSeeEveryCommandAndEqe)
+{
+	using te = host_env::trace_event;
+	ASSERT_TRUE(start());
+	host_env::trace_record(true);
+	for (int i = 0; i < 10; i++)
+		ASSERT_TRUE(driver::cmd::nop(cmd()));
+	host_env::trace_record(false);
+	auto all = host_env::trace_take();
+	auto posts = traced(all, te::cmd_post, prm::op::nop);
+	auto dones = traced(all, te::cmd_done, prm::op::nop);
+	ASSERT_EQ(posts.size(), 10u);
+	ASSERT_EQ(dones.size(), 10u);
+	for (int i = 0; i < 10; i++) {
+		EXPECT_EQ(posts[i].dev, "sx0");
+		EXPECT_NE(posts[i].token, 0);
+		EXPECT_EQ(dones[i].slot, posts[i].slot);
+		EXPECT_EQ(dones[i].status, 0);
+		EXPECT_EQ(dones[i].syndrome, 0u);
+		EXPECT_GT(dones[i].latency_ns, 0u);
+	}
+	// Every NOP completed by a CMD EQE on the async EQ, in ring order.
+	int cmd_eqes = 0;
+	u32 last_ci = 0;
+	bool first = true;
+	for (auto &e : traced(all, te::eqe, 0)) {
+		if (e.eqn != drv->eq_at(0)->eqn())
+			continue;
+		EXPECT_TRUE(first || e.cons_index == last_ci + 1);
+		first = false;
+		last_ci = e.cons_index;
+		if (e.type == prm::event_type::cmd)
+			cmd_eqes++;
+	}
+	EXPECT_GE(cmd_eqes, 10);
+	// Each post precedes its done.
+	int open = 0;
+	for (auto &e : all) {
+		if (e.opcode != prm::op::nop || e.kind == te::eqe)
+			continue;
+		open += e.kind == te::cmd_post ? 1 : -1;
+		EXPECT_GE(open, 0);
+	}
+	EXPECT_EQ(open, 0);
+}
+
+TEST_F(DriverHca, TracepointsCarryStatusSyndromeAndFailures)
+{
+	using te = host_env::trace_event;
+	cfg.cmd.timeout_ms = 100;
+	ASSERT_TRUE(start());
+	host_env::trace_record(true);
+	ASSERT_TRUE(hw->faults().fail(prm::op::nop, prm::cmd_stat::bad_param_err, 0x5eed));
+	EXPECT_FALSE(driver::cmd::nop(cmd()));
+	ASSERT_TRUE(hw->faults().fail_delivery(prm::op::nop, prm::delivery_stat::fw_err));
+	EXPECT_FALSE(driver::cmd::nop(cmd()));
+	ASSERT_TRUE(hw->faults().drop(prm::op::nop));
+	EXPECT_EQ(driver::cmd::nop(cmd()).code(), errc::timedout);
+	host_env::trace_record(false);
+	auto dones = traced(host_env::trace_take(), te::cmd_done, prm::op::nop);
+	ASSERT_EQ(dones.size(), 3u);
+	EXPECT_EQ(dones[0].status, prm::cmd_stat::bad_param_err);
+	EXPECT_EQ(dones[0].syndrome, 0x5eedu);
+	EXPECT_EQ(dones[1].status, 0xfe); // no output: the delivery status as syndrome
+	EXPECT_EQ(dones[1].syndrome, prm::delivery_stat::fw_err);
+	EXPECT_EQ(dones[2].status, 0xfe); // timed out
+	EXPECT_EQ(dones[2].syndrome, 0u);
+	EXPECT_GE(dones[2].latency_ns, 100u * 1000 * 1000);
+}
