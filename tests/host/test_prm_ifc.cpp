@@ -20,6 +20,8 @@
 #include "prm/init_seg.h"
 #include "prm/mkey.h"
 #include "prm/pages.h"
+#include "prm/qp.h"
+#include "prm/srq.h"
 #include "prm/uar.h"
 #include "prm/vport.h"
 
@@ -28,7 +30,7 @@ using namespace scx;
 namespace {
 
 // Layouts with no kernel struct: values the driver writes to doorbells.
-const std::set<std::string> k_own_layouts = {"cq_dbrec", "cq_doorbell", "eq_doorbell"};
+const std::set<std::string> k_own_layouts = {"cq_dbrec", "cq_doorbell", "eq_doorbell", "qp_dbrec", "srq_dbrec"};
 
 // Fields softcx adds on top of a kernel struct, as sub-fields of a kernel
 // field (the kernel extracts them with shifts and masks).
@@ -165,6 +167,22 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_CMD_OP_ALLOC_UAR", prm::op::alloc_uar},
 		{"MLX5_CMD_OP_DEALLOC_UAR", prm::op::dealloc_uar},
 		{"MLX5_CMD_OP_NOP", prm::op::nop},
+		{"MLX5_CMD_OP_CREATE_QP", prm::op::create_qp},
+		{"MLX5_CMD_OP_DESTROY_QP", prm::op::destroy_qp},
+		{"MLX5_CMD_OP_RST2INIT_QP", prm::op::rst2init_qp},
+		{"MLX5_CMD_OP_INIT2RTR_QP", prm::op::init2rtr_qp},
+		{"MLX5_CMD_OP_RTR2RTS_QP", prm::op::rtr2rts_qp},
+		{"MLX5_CMD_OP_RTS2RTS_QP", prm::op::rts2rts_qp},
+		{"MLX5_CMD_OP_SQERR2RTS_QP", prm::op::sqerr2rts_qp},
+		{"MLX5_CMD_OP_2ERR_QP", prm::op::qp_2err},
+		{"MLX5_CMD_OP_2RST_QP", prm::op::qp_2rst},
+		{"MLX5_CMD_OP_QUERY_QP", prm::op::query_qp},
+		{"MLX5_CMD_OP_SQD_RTS_QP", prm::op::sqd_rts_qp},
+		{"MLX5_CMD_OP_INIT2INIT_QP", prm::op::init2init_qp},
+		{"MLX5_CMD_OP_CREATE_SRQ", prm::op::create_srq},
+		{"MLX5_CMD_OP_DESTROY_SRQ", prm::op::destroy_srq},
+		{"MLX5_CMD_OP_QUERY_SRQ", prm::op::query_srq},
+		{"MLX5_CMD_OP_ARM_RQ", prm::op::arm_rq},
 
 		{"MLX5_CMD_STAT_OK", prm::cmd_stat::ok},
 		{"MLX5_CMD_STAT_INT_ERR", prm::cmd_stat::int_err},
@@ -316,6 +334,76 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_NIC_IFC_FULL", prm::nic_ifc::full},
 		{"MLX5_NIC_IFC_DISABLED", prm::nic_ifc::disabled},
 		{"MLX5_NIC_IFC_NO_DRAM_NIC", prm::nic_ifc::no_dram_nic},
+
+		{"MLX5_QPC_STATE_RST", prm::qpc_state::rst},
+		{"MLX5_QPC_STATE_INIT", prm::qpc_state::init},
+		{"MLX5_QPC_STATE_RTR", prm::qpc_state::rtr},
+		{"MLX5_QPC_STATE_RTS", prm::qpc_state::rts},
+		{"MLX5_QPC_STATE_SQER", prm::qpc_state::sqer},
+		{"MLX5_QPC_STATE_ERR", prm::qpc_state::err},
+		{"MLX5_QPC_STATE_SQD", prm::qpc_state::sqd},
+		{"MLX5_QPC_STATE_SUSPENDED", prm::qpc_state::suspended},
+		{"MLX5_QPC_ST_RC", prm::qpc_st::rc},
+		{"MLX5_QPC_ST_UC", prm::qpc_st::uc},
+		{"MLX5_QPC_ST_UD", prm::qpc_st::ud},
+		{"MLX5_QPC_ST_XRC", prm::qpc_st::xrc},
+		{"MLX5_QPC_ST_DCI", prm::qpc_st::dci},
+		{"MLX5_QPC_ST_QP0", prm::qpc_st::qp0},
+		{"MLX5_QPC_ST_QP1", prm::qpc_st::qp1},
+		{"MLX5_QPC_ST_RAW_DATAGRAM", prm::qpc_st::raw_datagram},
+		{"MLX5_QPC_ST_REG_UMR", prm::qpc_st::reg_umr},
+		{"MLX5_QPC_PM_STATE_ARMED", prm::qpc_pm_state::armed},
+		{"MLX5_QPC_PM_STATE_REARM", prm::qpc_pm_state::rearm},
+		{"MLX5_QPC_PM_STATE_MIGRATED", prm::qpc_pm_state::migrated},
+		{"MLX5_QPC_MTU_256_BYTES", prm::qpc_mtu::bytes_256},
+		{"MLX5_QPC_MTU_512_BYTES", prm::qpc_mtu::bytes_512},
+		{"MLX5_QPC_MTU_1K_BYTES", prm::qpc_mtu::bytes_1k},
+		{"MLX5_QPC_MTU_2K_BYTES", prm::qpc_mtu::bytes_2k},
+		{"MLX5_QPC_MTU_4K_BYTES", prm::qpc_mtu::bytes_4k},
+		{"MLX5_QPC_MTU_RAW_ETHERNET_QP", prm::qpc_mtu::raw_ethernet_qp},
+		{"MLX5_NON_ZERO_RQ", prm::qp_rq_type::non_zero},
+		{"MLX5_SRQ_RQ", prm::qp_rq_type::srq},
+		{"MLX5_CRQ_RQ", prm::qp_rq_type::crq},
+		{"MLX5_ZERO_LEN_RQ", prm::qp_rq_type::zero_len},
+		{"MLX5_QPC_ATOMIC_MODE_IB_SPEC", prm::qpc_atomic_mode::ib_spec},
+		{"MLX5_QPC_ATOMIC_MODE_ONLY_8B", prm::qpc_atomic_mode::only_8b},
+		{"MLX5_QPC_ATOMIC_MODE_UP_TO_8B", prm::qpc_atomic_mode::up_to_8b},
+		{"MLX5_QPC_ATOMIC_MODE_UP_TO_16B", prm::qpc_atomic_mode::up_to_16b},
+		{"MLX5_QPC_ATOMIC_MODE_UP_TO_256B", prm::qpc_atomic_mode::up_to_256b},
+		{"MLX5_QPC_CS_REQ_DISABLE", prm::qpc_cs_req::disable},
+		{"MLX5_QPC_CS_REQ_UP_TO_32B", prm::qpc_cs_req::up_to_32b},
+		{"MLX5_QPC_CS_REQ_UP_TO_64B", prm::qpc_cs_req::up_to_64b},
+		{"MLX5_QPC_CS_RES_DISABLE", prm::qpc_cs_res::disable},
+		{"MLX5_QPC_CS_RES_UP_TO_32B", prm::qpc_cs_res::up_to_32b},
+		{"MLX5_QPC_CS_RES_UP_TO_64B", prm::qpc_cs_res::up_to_64b},
+		{"MLX5_QP_OPTPAR_ALT_ADDR_PATH", prm::qp_optpar::alt_addr_path},
+		{"MLX5_QP_OPTPAR_RRE", prm::qp_optpar::rre},
+		{"MLX5_QP_OPTPAR_RAE", prm::qp_optpar::rae},
+		{"MLX5_QP_OPTPAR_RWE", prm::qp_optpar::rwe},
+		{"MLX5_QP_OPTPAR_PKEY_INDEX", prm::qp_optpar::pkey_index},
+		{"MLX5_QP_OPTPAR_Q_KEY", prm::qp_optpar::q_key},
+		{"MLX5_QP_OPTPAR_RNR_TIMEOUT", prm::qp_optpar::rnr_timeout},
+		{"MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH", prm::qp_optpar::primary_addr_path},
+		{"MLX5_QP_OPTPAR_SRA_MAX", prm::qp_optpar::sra_max},
+		{"MLX5_QP_OPTPAR_RRA_MAX", prm::qp_optpar::rra_max},
+		{"MLX5_QP_OPTPAR_PM_STATE", prm::qp_optpar::pm_state},
+		{"MLX5_QP_OPTPAR_RETRY_COUNT", prm::qp_optpar::retry_count},
+		{"MLX5_QP_OPTPAR_RNR_RETRY", prm::qp_optpar::rnr_retry},
+		{"MLX5_QP_OPTPAR_ACK_TIMEOUT", prm::qp_optpar::ack_timeout},
+		{"MLX5_QP_OPTPAR_LAG_TX_AFF", prm::qp_optpar::lag_tx_aff},
+		{"MLX5_QP_OPTPAR_PRI_PORT", prm::qp_optpar::pri_port},
+		{"MLX5_QP_OPTPAR_SRQN", prm::qp_optpar::srqn},
+		{"MLX5_QP_OPTPAR_CQN_RCV", prm::qp_optpar::cqn_rcv},
+		{"MLX5_QP_OPTPAR_DC_HS", prm::qp_optpar::dc_hs},
+		{"MLX5_QP_OPTPAR_DC_KEY", prm::qp_optpar::dc_key},
+		{"MLX5_QP_OPTPAR_COUNTER_SET_ID", prm::qp_optpar::counter_set_id},
+		{"MLX5_SEND_WQE_BB", prm::qp_wq::send_wqe_bb},
+		{"MLX5_RCV_DBR", prm::reg_offset(prm::qp_dbrec::rcv_counter) / 4},
+		{"MLX5_SND_DBR", prm::reg_offset(prm::qp_dbrec::snd_counter) / 4},
+		{"MLX5_SRQC_STATE_GOOD", prm::srqc_state::good},
+		{"MLX5_SRQC_STATE_ERROR", prm::srqc_state::error},
+		{"MLX5_ARM_RQ_IN_OP_MOD_SRQ", prm::arm_rq_op_mod::srq},
+		{"MLX5_ARM_RQ_IN_OP_MOD_XRQ", prm::arm_rq_op_mod::xrq},
 	};
 	for (const auto &v : values)
 		EXPECT_EQ(v.value, kernel_const(v.kernel)) << v.kernel;
