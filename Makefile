@@ -105,3 +105,8 @@ $(BUILD)/host/softcx_tests: $(HOST_CORE_OBJS) $(HOST_TEST_OBJS)
 host-test: deps $(BUILD)/host/softcx_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(BUILD)/host/softcx_tests --gtest_brief=1
+
+# --- benchmarks (numbers, not tests) -----------------------------------------
+# NOP commands/s and latency in the stock guest: build/bench/nop.txt.
+bench: module
+	@bench/run.sh

@@ -7,11 +7,17 @@
  *   inject     fault injection: "delay OP MS [N]", "drop OP [N]",
  *              "fail OP STATUS SYNDROME [N]", "clear", "link up|down"
  *   nop        write N: run N NOP commands (errors come back from write())
+ *   bench_nop  write "N [T]": T threads (default 1) run N NOPs each, every one
+ *              timed; read: the last run's ops/s and latency percentiles
  */
 #include "kmod.h"
 
 #include <linux/debugfs.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "softcx/driver.h"
@@ -138,6 +144,190 @@ static const struct file_operations scx_nop_fops = {
 	.llseek = no_llseek,
 };
 
+/*
+ * bench_nop: a benchmark, not a test. One run at a time, module-wide; the
+ * last result is kept with the name of the device it ran on.
+ */
+#define SCX_BENCH_MAX_THREADS 32
+#define SCX_BENCH_MAX_SAMPLES (1u << 20)
+
+static DEFINE_MUTEX(scx_bench_lock);
+static char scx_bench_dev[16];
+static char scx_bench_last[192];
+
+struct scx_bench;
+
+struct scx_bench_worker {
+	struct scx_bench *b;
+	u64 *lat;
+	unsigned int n, done;
+	int err;
+	u64 start_ns, end_ns;
+};
+
+struct scx_bench {
+	struct scx_drv *drv;
+	struct completion exited;
+	bool abort;
+	struct scx_bench_worker w[];
+};
+
+static void scx_bench_run(struct scx_bench_worker *w)
+{
+	unsigned int i;
+	u64 t;
+
+	w->start_ns = ktime_get_ns();
+	for (i = 0; i < w->n; i++) {
+		t = ktime_get_ns();
+		w->err = scx_drv_exec_nop(w->b->drv);
+		w->lat[i] = ktime_get_ns() - t;
+		if (w->err)
+			break;
+		cond_resched();
+	}
+	w->done = i;
+	w->end_ns = ktime_get_ns();
+}
+
+static int scx_bench_thread(void *arg)
+{
+	struct scx_bench_worker *w = arg;
+
+	if (!READ_ONCE(w->b->abort))
+		scx_bench_run(w);
+	kthread_complete_and_exit(&w->b->exited, 0);
+}
+
+static int scx_bench_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest sample with at least pct% of all at or below it. */
+static u64 scx_bench_pct(const u64 *sorted, unsigned int n, unsigned int pct)
+{
+	return sorted[DIV_ROUND_UP(n * pct, 100) - 1];
+}
+
+static int scx_bench_start(struct scx_bench *b, unsigned int threads)
+{
+	struct task_struct *tasks[SCX_BENCH_MAX_THREADS];
+	unsigned int i, created;
+	int err = 0;
+
+	for (created = 0; created < threads; created++) {
+		tasks[created] = kthread_create(scx_bench_thread, &b->w[created], "scx_bench/%u",
+						created);
+		if (IS_ERR(tasks[created])) {
+			err = PTR_ERR(tasks[created]);
+			WRITE_ONCE(b->abort, true);
+			break;
+		}
+	}
+	for (i = 0; i < created; i++)
+		wake_up_process(tasks[i]);
+	for (i = 0; i < created; i++)
+		wait_for_completion(&b->exited);
+	return err;
+}
+
+static int scx_bench_nop(struct scx_kdev *kdev, unsigned int n, unsigned int threads)
+{
+	unsigned int total = n * threads, i;
+	u64 first = U64_MAX, last = 0, elapsed;
+	struct scx_drv_info di;
+	struct scx_bench *b;
+	u64 *lat;
+	int err = 0;
+
+	lat = kvmalloc_array(total, sizeof(*lat), GFP_KERNEL);
+	b = kzalloc(struct_size(b, w, threads), GFP_KERNEL);
+	if (!lat || !b) {
+		err = -ENOMEM;
+		goto out;
+	}
+	b->drv = kdev->drv;
+	init_completion(&b->exited);
+	for (i = 0; i < threads; i++) {
+		b->w[i].b = b;
+		b->w[i].lat = lat + (size_t)i * n;
+		b->w[i].n = n;
+	}
+	if (threads == 1)
+		scx_bench_run(&b->w[0]);
+	else
+		err = scx_bench_start(b, threads);
+	for (i = 0; i < threads && !err; i++) {
+		err = b->w[i].err;
+		first = min(first, b->w[i].start_ns);
+		last = max(last, b->w[i].end_ns);
+	}
+	if (err)
+		goto out;
+
+	sort(lat, total, sizeof(*lat), scx_bench_cmp, NULL);
+	elapsed = max_t(u64, last - first, 1);
+	scx_drv_get_info(kdev->drv, &di);
+	strscpy(scx_bench_dev, kdev->name, sizeof(scx_bench_dev));
+	snprintf(scx_bench_last, sizeof(scx_bench_last),
+		 "n=%u threads=%u mode=%s ops_per_s=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n",
+		 n, threads, di.cmd_events ? "events" : "polling",
+		 div64_u64((u64)total * NSEC_PER_SEC, elapsed), scx_bench_pct(lat, total, 50),
+		 scx_bench_pct(lat, total, 99), lat[total - 1]);
+out:
+	kfree(b);
+	kvfree(lat);
+	return err;
+}
+
+static ssize_t scx_bench_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	struct scx_kdev *kdev = file_inode(f)->i_private;
+	unsigned int n, threads = 1;
+	char buf[32];
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &n, &threads) < 1 || !n || !threads ||
+	    threads > SCX_BENCH_MAX_THREADS || n > SCX_BENCH_MAX_SAMPLES / threads)
+		return -EINVAL;
+	err = mutex_lock_interruptible(&scx_bench_lock);
+	if (err)
+		return err;
+	err = scx_bench_nop(kdev, n, threads);
+	mutex_unlock(&scx_bench_lock);
+	return err ? err : len;
+}
+
+static ssize_t scx_bench_read(struct file *f, char __user *ubuf, size_t len, loff_t *pos)
+{
+	struct scx_kdev *kdev = file_inode(f)->i_private;
+	char buf[sizeof(scx_bench_last)];
+	int err;
+
+	err = mutex_lock_interruptible(&scx_bench_lock);
+	if (err)
+		return err;
+	strscpy(buf, strcmp(scx_bench_dev, kdev->name) ? "no run\n" : scx_bench_last, sizeof(buf));
+	mutex_unlock(&scx_bench_lock);
+	return simple_read_from_buffer(ubuf, len, pos, buf, strlen(buf));
+}
+
+static const struct file_operations scx_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = scx_bench_read,
+	.write = scx_bench_write,
+	.llseek = no_llseek,
+};
+
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 {
 	struct dentry *d = debugfs_create_dir(kdev->name, root);
@@ -148,4 +338,5 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("eqs", 0444, d, kdev, &scx_eqs_fops);
 	debugfs_create_file("inject", 0200, d, kdev, &scx_inject_fops);
 	debugfs_create_file("nop", 0200, d, kdev, &scx_nop_fops);
+	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

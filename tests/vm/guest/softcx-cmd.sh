@@ -105,6 +105,31 @@ if [ $((e1 - e0)) -ge 2 ]; then result port_change_eqes PASS "$e0 -> $e1"; else 
 cat $dbg/cmd_stats
 cat $dbg/eqs
 
+# Tracepoints: 10 NOPs show up as softcx:cmd_post, cmd_done and eqe lines.
+tr=/sys/kernel/tracing
+[ -e $tr/trace ] || mount -t tracefs tracefs $tr 2>/dev/null || tr=/sys/kernel/debug/tracing
+if [ -d $tr/events/softcx ]; then
+	echo 0 >$tr/tracing_on && echo >$tr/trace
+	for ev in cmd_post cmd_done eqe; do echo 1 >$tr/events/softcx/$ev/enable; done
+	echo 1 >$tr/tracing_on
+	echo 10 >$dbg/nop
+	echo 0 >$tr/tracing_on
+	for ev in cmd_post cmd_done eqe; do echo 0 >$tr/events/softcx/$ev/enable; done
+	trace=$(<$tr/trace)
+	posts=$(grep -c 'cmd_post: softcx0 opcode=0x80d ' <<<"$trace")
+	dones=$(grep -c 'cmd_done: softcx0 opcode=0x80d .*status=0x0 syndrome=0x0 ' <<<"$trace")
+	eqes=$(grep -c 'eqe: softcx0 eqn=[0-9]* type=0xa ' <<<"$trace")
+	grep -m6 softcx0 <<<"$trace"
+	if [ "$posts" -ge 10 ] && [ "$dones" -ge 10 ] && [ "$eqes" -ge 10 ]; then
+		result tracepoints PASS "cmd_post $posts, cmd_done $dones, eqe $eqes"
+	else
+		result tracepoints FAIL "cmd_post $posts, cmd_done $dones, eqe $eqes"
+	fi
+	echo >$tr/trace
+else
+	result tracepoints FAIL "no $tr/events/softcx"
+fi
+
 dmesg -c >/dev/null
 if run_t 120 rmmod softcx && dmesg | grep -q 'softcx0: removed'; then
 	result teardown PASS
