@@ -25,6 +25,9 @@ static irqreturn_t scx_irq_handler(int irq, void *dev_id)
 {
 	struct scx_vector *v = dev_id;
 
+	atomic_long_inc(&v->calls);
+	if (in_hardirq())
+		atomic_long_inc(&v->hardirq_calls);
 	scx_drv_handle_irq(v->drv, v->index);
 	return IRQ_HANDLED;
 }
@@ -86,7 +89,19 @@ static void scx_schedule_tasklet(void *ctx, unsigned int eq_index)
 		tasklet_schedule(&kdev->tasklets[eq_index].t);
 }
 
-struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p)
+static void scx_port_event(void *ctx, u8 port, u8 sub_type)
+{
+	struct scx_kdev *kdev = ctx;
+
+	kdev->port_event(kdev->port_event_ctx, port, sub_type);
+}
+
+void scx_hca_link(struct scx_kdev *kdev, bool up)
+{
+	scx_hca_set_link(kdev->hca, up);
+}
+
+struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p)
 {
 	struct scx_drv_params dp = {};
 	struct scx_hca_params hp = {};
@@ -97,7 +112,7 @@ struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p)
 	kdev = kzalloc(sizeof(*kdev), GFP_KERNEL);
 	if (!kdev)
 		return ERR_PTR(-ENOMEM);
-	snprintf(kdev->name, sizeof(kdev->name), "softcx%d", index);
+	strscpy(kdev->name, name, sizeof(kdev->name));
 	kdev->num_vectors = clamp_t(unsigned int, p->num_comp_eqs, 1, SCX_MAX_VECTORS - 1) + 1;
 	for (i = 0; i < kdev->num_vectors - 1; i++) {
 		tasklet_setup(&kdev->tasklets[i].t, scx_tasklet);
@@ -113,6 +128,9 @@ struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p)
 	hp.num_vectors = kdev->num_vectors;
 	hp.ctx = kdev;
 	hp.raise_irq = scx_raise_irq;
+	memcpy(hp.mac, p->mac, sizeof(hp.mac));
+	hp.mtu = p->mtu;
+	hp.link_down = !p->link_up;
 	err = scx_hca_create(&hp, &kdev->hca);
 	if (err)
 		goto err_irqs;
@@ -129,6 +147,9 @@ struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p)
 	dp.num_comp_eqs = kdev->num_vectors - 1;
 	dp.cmd_polling = p->cmd_polling;
 	dp.cmd_checksum = p->cmd_checksum;
+	dp.port_event = p->port_event ? scx_port_event : NULL;
+	kdev->port_event = p->port_event;
+	kdev->port_event_ctx = p->port_event_ctx;
 	err = scx_drv_init(&dp, &kdev->drv);
 	if (err) {
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);

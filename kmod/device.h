@@ -21,6 +21,9 @@ struct scx_vector {
 	unsigned int index;
 	bool requested;
 	char name[32];
+	/* Handler runs, and those in hardirq context (for the KUnit suites). */
+	atomic_long_t calls;
+	atomic_long_t hardirq_calls;
 };
 
 /* The tasklet of one completion EQ (vector eq + 1). */
@@ -33,25 +36,35 @@ struct scx_comp_tasklet {
 /* One softcx function: the hca, its interrupt controller and the driver. */
 struct scx_kdev {
 	struct list_head node;
-	char name[16];
+	char name[32];
 	unsigned int num_vectors;
 	struct scx_irqs *irqs;
 	struct scx_hca *hca;
 	struct scx_drv *drv;
 	struct dentry *debugfs;
+	void (*port_event)(void *ctx, u8 port, u8 sub_type);
+	void *port_event_ctx;
 	struct scx_vector vectors[SCX_MAX_VECTORS];
 	struct scx_comp_tasklet tasklets[SCX_MAX_VECTORS - 1];
 };
 
 struct scx_kdev_params {
 	unsigned int num_comp_eqs;
+	u8 mac[6];		/* port MAC; zero: the hca's default */
+	u16 mtu;		/* port MTU; 0: default */
+	bool link_up;
+	/* PORT_CHANGE events (hardirq); may be NULL. */
+	void (*port_event)(void *ctx, u8 port, u8 sub_type);
+	void *port_event_ctx;
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;
 };
 
-struct scx_kdev *scx_kdev_create(int index, const struct scx_kdev_params *p);
+struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p);
 void scx_kdev_destroy(struct scx_kdev *kdev);
+/* The port's link went down or up (the cable, as the hca sees it). */
+void scx_hca_link(struct scx_kdev *kdev, bool up);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
 

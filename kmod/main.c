@@ -10,10 +10,15 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 
 #include "softcx/selfcheck.h"
 #include "softcx.h"
 #include "device.h"
+#include "ib.h"
 
 static unsigned int num_devices;
 module_param(num_devices, uint, 0444);
@@ -35,6 +40,18 @@ static bool cmd_checksum;
 module_param(cmd_checksum, bool, 0444);
 MODULE_PARM_DESC(cmd_checksum, "sign command entries and mailboxes");
 
+static char *netdev;
+module_param(netdev, charp, 0444);
+MODULE_PARM_DESC(netdev, "create an RDMA device softcx_<netdev> on this netdev at load");
+
+static uint vendor_part_id = 0x1017;
+module_param(vendor_part_id, uint, 0444);
+MODULE_PARM_DESC(vendor_part_id, "PCI device id reported as vendor_part_id (default 0x1017, ConnectX-5)");
+
+static uint hw_ver;
+module_param(hw_ver, uint, 0444);
+MODULE_PARM_DESC(hw_ver, "hardware revision reported (default 0)");
+
 static LIST_HEAD(scx_devices);
 static DEFINE_MUTEX(scx_devices_lock);
 static struct dentry *scx_debugfs_root;
@@ -47,7 +64,12 @@ static int scx_add_device(int index)
 		.cmd_polling = cmd_polling,
 		.cmd_checksum = cmd_checksum,
 	};
-	struct scx_kdev *kdev = scx_kdev_create(index, &p);
+	struct scx_kdev *kdev;
+	char name[16];
+
+	snprintf(name, sizeof(name), "softcx%d", index);
+	p.link_up = true;
+	kdev = scx_kdev_create(name, &p);
 
 	if (IS_ERR(kdev))
 		return PTR_ERR(kdev);
@@ -71,26 +93,63 @@ static void scx_remove_all(void)
 	mutex_unlock(&scx_devices_lock);
 }
 
+/* The netdev= parameter: one RDMA device on that interface. */
+static int scx_add_param_netdev(void)
+{
+	struct net_device *ndev;
+	char name[IB_DEVICE_NAME_MAX];
+	int err;
+
+	if (!netdev || !*netdev)
+		return 0;
+	ndev = dev_get_by_name(&init_net, netdev);
+	if (!ndev) {
+		pr_err("netdev %s not found\n", netdev);
+		return -ENODEV;
+	}
+	snprintf(name, sizeof(name), "softcx_%s", netdev);
+	err = scx_ib_add(name, ndev);
+	dev_put(ndev);
+	return err;
+}
+
 static int __init softcx_init(void)
 {
+	struct scx_ib_settings ibs = {
+		.vendor_part_id = vendor_part_id,
+		.hw_ver = hw_ver,
+		.comp_eqs = comp_eqs,
+		.cmd_timeout_ms = cmd_timeout_ms,
+	};
 	unsigned int i;
 	int err;
 
 	scx_debugfs_root = debugfs_create_dir(SOFTCX_DEBUGFS_DIR, NULL);
+	err = scx_ib_init(&ibs);
+	if (err)
+		goto err_debugfs;
 	for (i = 0; i < num_devices; i++) {
 		err = scx_add_device(i);
-		if (err) {
-			scx_remove_all();
-			debugfs_remove_recursive(scx_debugfs_root);
-			return err;
-		}
+		if (err)
+			goto err_devices;
 	}
+	err = scx_add_param_netdev();
+	if (err)
+		goto err_devices;
 	pr_info("loaded (%s), %u device(s)\n", scx_core_version(), num_devices);
 	return 0;
+
+err_devices:
+	scx_ib_exit();
+	scx_remove_all();
+err_debugfs:
+	debugfs_remove_recursive(scx_debugfs_root);
+	return err;
 }
 
 static void __exit softcx_exit(void)
 {
+	scx_ib_exit();
 	scx_remove_all();
 	debugfs_remove_recursive(scx_debugfs_root);
 	pr_info("unloaded\n");
@@ -102,3 +161,4 @@ module_exit(softcx_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("softcx: software RDMA HCA behind the mlx5 interfaces");
 MODULE_AUTHOR("softcx developers");
+MODULE_ALIAS_RDMA_LINK("softcx");

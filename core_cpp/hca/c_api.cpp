@@ -29,6 +29,21 @@ hca::device_config config_from(const scx_hca_params &p)
 {
 	hca::device_config cfg;
 	cfg.num_vectors = p.num_vectors;
+	bool have_mac = false;
+	for (u8 b : p.mac)
+		have_mac |= b != 0;
+	if (have_mac) {
+		copy_bytes(cfg.mac, p.mac, sizeof(cfg.mac));
+		// The port GUID is the MAC as an EUI-64 (ff:fe in the middle, the
+		// universal/local bit flipped), as NICs derive it.
+		const u8 *m = p.mac;
+		cfg.node_guid = u64(m[0] ^ 2) << 56 | u64(m[1]) << 48 | u64(m[2]) << 40 | u64(0xfffe) << 24 |
+				u64(m[3]) << 16 | u64(m[4]) << 8 | m[5];
+		cfg.system_image_guid = cfg.node_guid;
+	}
+	if (p.mtu)
+		cfg.mtu = p.mtu;
+	cfg.link_up = !p.link_down;
 	return cfg;
 }
 
@@ -82,6 +97,17 @@ int scx_hca_fault_fail(struct scx_hca *hca, uint16_t opcode, uint8_t status, uin
 }
 
 void scx_hca_fault_clear(struct scx_hca *hca) { hca->dev.faults().clear(); }
+
+int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool solicited)
+{
+	switch (hca->dev.post_cqe(cqn, static_cast<const u8 *>(cqe64), solicited)) {
+	case hca::cqe_result::posted: return 0;
+	case hca::cqe_result::no_cq: return -int(errc::noent);
+	case hca::cqe_result::overrun: return -int(errc::nospc);
+	case hca::cqe_result::fault: return -int(errc::fault);
+	}
+	return -int(errc::io);
+}
 
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
 {

@@ -19,6 +19,9 @@ struct scx_hca;
 
 struct scx_hca_params {
 	unsigned int num_vectors; /* MSI-X vectors the function has */
+	uint8_t mac[6];           /* port MAC; all zero: the hca's default */
+	uint16_t mtu;             /* port MTU; 0: default */
+	bool link_down;           /* the port starts down */
 	void *ctx;
 	/* Raise MSI-X `vector`; called from any context, must not sleep. */
 	void (*raise_irq)(void *ctx, unsigned int vector);
@@ -38,6 +41,14 @@ int scx_hca_fault_drop(struct scx_hca *hca, uint16_t opcode, uint32_t count);
 int scx_hca_fault_fail(struct scx_hca *hca, uint16_t opcode, uint8_t status, uint32_t syndrome,
 		       uint32_t count);
 void scx_hca_fault_clear(struct scx_hca *hca);
+
+/*
+ * The data path's completion entry point (tests, until a WQE engine posts
+ * them): write the 64-byte CQE `cqe64` (its owner bit is the device's) to
+ * CQ `cqn` and, if the CQ is armed for it, post a COMP EQE. 0; -ENOENT no
+ * such CQ; -ENOSPC the CQ overran (or is in error); -EFAULT ring unreachable.
+ */
+int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool solicited);
 
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */

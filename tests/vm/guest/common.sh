@@ -126,3 +126,10 @@ kmemleak_check() {
 		result "kmemleak_$1" FAIL "$(grep -c 'unreferenced object' <<<"$leaks") objects"
 	fi
 }
+
+# load_softcx [params...]: the RDMA core modules softcx needs, then softcx.ko
+# from the overlay.
+load_softcx() {
+	run_t 60 modprobe -a ib_core ib_uverbs rdma_ucm || return
+	run_t 120 insmod /harness/extra/softcx.ko "$@"
+}

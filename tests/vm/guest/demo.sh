@@ -5,7 +5,7 @@ set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
 echo "==== softcx"
-if run_t 60 insmod /harness/extra/softcx.ko; then
+if load_softcx; then
 	line=$(dmesg | grep -m1 'softcx: loaded')
 	echo "DEMO softcx: $line"
 	result softcx_load PASS "$line"

@@ -6,7 +6,7 @@ set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 kmemleak_begin
 
-if ! run_t 60 insmod /harness/extra/softcx.ko; then
+if ! load_softcx; then
 	result insmod_softcx FAIL
 	finish
 	exit 1

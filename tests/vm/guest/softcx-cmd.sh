@@ -29,7 +29,7 @@ nop_count() {
 }
 
 dmesg -c >/dev/null
-if run_t 120 insmod /harness/extra/softcx.ko num_devices=1 cmd_timeout_ms=3000 &&
+if load_softcx num_devices=1 cmd_timeout_ms=3000 &&
 	dmesg | grep -q 'softcx0: up'; then
 	result bringup PASS
 else

@@ -16,7 +16,7 @@ fi
 
 for i in 1 2 3; do
 	dmesg -c >/dev/null
-	if run_t 120 insmod "$ko" num_devices=1 && dmesg | grep -q 'softcx0: up'; then
+	if load_softcx num_devices=1 && dmesg | grep -q 'softcx0: up'; then
 		result "insmod_$i" PASS
 	else
 		result "insmod_$i" FAIL

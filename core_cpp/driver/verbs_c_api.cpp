@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+// softcx/verbs.h over the driver.
+#include "driver/c_drv.h"
+#include "driver/commands.h"
+#include "driver/verbs.h"
+
+using namespace scx;
+
+extern "C" {
+
+int scx_verbs_query_device(struct scx_drv *drv, struct scx_ib_device_attr *attr)
+{
+	return driver::query_ib_device(drv->dev, attr).to_errno();
+}
+
+int scx_verbs_port_up(struct scx_drv *drv)
+{
+	result<bool> up = driver::query_port_up(drv->dev);
+	return up ? int(*up) : up.error().to_errno();
+}
+
+int scx_verbs_alloc_pd(struct scx_drv *drv, uint32_t *pdn)
+{
+	result<u32> pd = driver::cmd::alloc_pd(drv->dev.cmd());
+	if (!pd)
+		return pd.error().to_errno();
+	*pdn = *pd;
+	return 0;
+}
+
+int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn)
+{
+	return driver::cmd::dealloc_pd(drv->dev.cmd(), pdn).to_errno();
+}
+
+int scx_verbs_alloc_uar(struct scx_drv *drv, uint32_t *index)
+{
+	result<u32> uar = driver::cmd::alloc_uar(drv->dev.cmd());
+	if (!uar)
+		return uar.error().to_errno();
+	*index = *uar;
+	return 0;
+}
+
+int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index)
+{
+	return driver::cmd::dealloc_uar(drv->dev.cmd(), index).to_errno();
+}
+
+} // extern "C"

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ib_device of a softcx function, speaking the mlx5 user ABI so that the
+ * stock libmlx5 binds to it. Glue only: attributes and objects come from
+ * core_cpp (softcx/verbs.h), which asks the firmware by PRM command.
+ */
+#include "kmod.h"
+
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mlx5-abi.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softcx/verbs.h"
+#include "device.h"
+#include "ib.h"
+
+/* Static UAR pages a user context may ask for (mlx5's limit). */
+#define SCX_MAX_USER_UARS 256
+#define SCX_MMAP_CMD_SHIFT 8
+
+struct scx_ibdev {
+	struct ib_device ib;
+	struct scx_kdev *kdev;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	struct list_head node;
+	bool link_up;
+};
+
+struct scx_ucontext {
+	struct ib_ucontext ibuc;
+	unsigned int num_uars;
+	u32 uar_index[SCX_MAX_USER_UARS];
+	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
+};
+
+/* A user UAR page: ordinary memory the user maps; the hca owns its index. */
+struct scx_uar_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	struct page *page;
+};
+
+struct scx_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static struct scx_ib_settings scx_settings;
+static LIST_HEAD(scx_ibdevs);
+static DEFINE_MUTEX(scx_ibdevs_lock);
+
+static struct scx_ibdev *to_sdev(struct ib_device *ib)
+{
+	return container_of(ib, struct scx_ibdev, ib);
+}
+
+static struct scx_drv *to_drv(struct ib_device *ib)
+{
+	return to_sdev(ib)->kdev->drv;
+}
+
+static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	struct scx_ib_device_attr a;
+	int err;
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	err = scx_verbs_query_device(to_drv(ib), &a);
+	if (err)
+		return err;
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = a.fw_ver;
+	attr->sys_image_guid = cpu_to_be64(a.sys_image_guid);
+	attr->max_mr_size = a.max_mr_size;
+	attr->page_size_cap = a.page_size_cap;
+	attr->vendor_id = a.vendor_id;
+	attr->vendor_part_id = scx_settings.vendor_part_id;
+	attr->hw_ver = scx_settings.hw_ver;
+	attr->max_qp = a.max_qp;
+	attr->max_qp_wr = a.max_qp_wr;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = a.max_send_sge;
+	attr->max_recv_sge = a.max_recv_sge;
+	attr->max_sge_rd = a.max_send_sge;
+	attr->max_cq = a.max_cq;
+	attr->max_cqe = a.max_cqe;
+	attr->max_mr = a.max_mr;
+	attr->max_pd = a.max_pd;
+	attr->max_qp_rd_atom = a.max_qp_rd_atom;
+	attr->max_qp_init_rd_atom = a.max_qp_init_rd_atom;
+	attr->max_res_rd_atom = a.max_qp_rd_atom * a.max_qp;
+	attr->atomic_cap = a.atomic ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	attr->max_ah = INT_MAX;
+	attr->max_srq = a.max_srq;
+	attr->max_srq_wr = a.max_srq_wr;
+	attr->max_srq_sge = a.max_srq_sge;
+	attr->max_pkeys = a.max_pkeys;
+	attr->local_ca_ack_delay = a.local_ca_ack_delay;
+	return 0;
+}
+
+static int scx_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *attr)
+{
+	struct scx_ibdev *sdev = to_sdev(ib);
+	struct scx_ib_device_attr a;
+	int up, err;
+
+	err = scx_verbs_query_device(sdev->kdev->drv, &a);
+	if (err)
+		return err;
+	up = scx_verbs_port_up(sdev->kdev->drv);
+	if (up < 0)
+		return up;
+	/* The core zeroed attr. */
+	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = min(attr->max_mtu, iboe_get_mtu(READ_ONCE(sdev->netdev->mtu)));
+	attr->gid_tbl_len = a.gid_table_len;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = a.max_msg_sz;
+	attr->pkey_tbl_len = 1; /* RoCE: only the default P_Key */
+	return ib_get_eth_speed(ib, port, &attr->active_speed, &attr->active_width);
+}
+
+static int scx_get_port_immutable(struct ib_device *ib, u32 port, struct ib_port_immutable *im)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = ib_query_port(ib, port, &attr);
+	if (err)
+		return err;
+	im->pkey_tbl_len = attr.pkey_tbl_len;
+	im->gid_tbl_len = attr.gid_tbl_len;
+	im->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	im->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer scx_get_link_layer(struct ib_device *ib, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int scx_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = 0xffff;
+	return 0;
+}
+
+static void scx_free_uars(struct scx_ucontext *uc)
+{
+	struct scx_drv *drv = to_drv(uc->ibuc.device);
+	unsigned int i;
+
+	for (i = 0; i < uc->num_uars; i++) {
+		/* The page itself goes when its last mapping does (mmap_free). */
+		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
+		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+	}
+	uc->num_uars = 0;
+}
+
+static int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
+{
+	struct scx_drv *drv = to_drv(uc->ibuc.device);
+	struct scx_uar_entry *e;
+	int err;
+
+	while (uc->num_uars < count) {
+		unsigned int i = uc->num_uars;
+
+		e = kzalloc(sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+		e->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!e->page) {
+			kfree(e);
+			return -ENOMEM;
+		}
+		err = scx_verbs_alloc_uar(drv, &uc->uar_index[i]);
+		if (!err)
+			err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &e->rdma_entry, PAGE_SIZE, i);
+		if (err) {
+			if (uc->uar_index[i])
+				scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+			__free_page(e->page);
+			kfree(e);
+			return err;
+		}
+		uc->entries[i] = e;
+		uc->num_uars++;
+	}
+	return 0;
+}
+
+static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
+	struct mlx5_ib_alloc_ucontext_resp resp = {};
+	struct mlx5_ib_alloc_ucontext_req_v2 req = {};
+	struct scx_ib_device_attr a;
+	u32 total;
+	int err;
+
+	if (udata->inlen < sizeof(struct mlx5_ib_alloc_ucontext_req))
+		return -EINVAL;
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (err)
+		return err;
+	/* No DevX: libmlx5 retries without it and mlx5dv users see EOPNOTSUPP. */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EOPNOTSUPP;
+	if (req.flags || req.comp_mask)
+		return -EOPNOTSUPP;
+	if (req.reserved0 || req.reserved1 || req.reserved2)
+		return -EINVAL;
+	total = ALIGN(req.total_num_bfregs, 2);
+	if (!total || req.num_low_latency_bfregs > total - 1)
+		return -EINVAL;
+	if (total / 2 > SCX_MAX_USER_UARS)
+		return -ENOMEM;
+	err = scx_verbs_query_device(to_drv(ibuc->device), &a);
+	if (err)
+		return err;
+
+	/* Static UARs, one bfreg pair per page, no BlueFlame (bf_reg_size 0). */
+	err = scx_alloc_uars(uc, total / 2);
+	if (err)
+		goto err_uars;
+
+	resp.qp_tab_size = a.max_qp;
+	resp.bf_reg_size = 0;
+	resp.tot_bfregs = total;
+	resp.cache_line_size = cache_line_size();
+	resp.max_sq_desc_sz = (a.max_send_sge + 1) * 16;
+	resp.max_rq_desc_sz = a.max_recv_sge * 16;
+	resp.max_send_wqebb = a.max_qp_wr;
+	resp.max_recv_wr = a.max_qp_wr;
+	resp.max_srq_recv_wr = a.max_srq_wr;
+	resp.num_ports = 1;
+	resp.cqe_version = min_t(u8, req.max_cqe_version, a.cqe_version);
+	resp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
+	resp.log_uar_size = PAGE_SHIFT;
+	resp.num_uars_per_page = 1;
+	resp.response_length = min_t(size_t, udata->outlen, sizeof(resp));
+	err = ib_copy_to_udata(udata, &resp, resp.response_length);
+	if (err)
+		goto err_uars;
+	return 0;
+
+err_uars:
+	scx_free_uars(uc);
+	return err;
+}
+
+static void scx_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	scx_free_uars(container_of(ibuc, struct scx_ucontext, ibuc));
+}
+
+/* Device removal with contexts open: the core zaps their mappings itself. */
+static void scx_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	unsigned long cmd = vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT;
+	unsigned long index = vma->vm_pgoff & ((1UL << SCX_MMAP_CMD_SHIFT) - 1);
+	struct rdma_user_mmap_entry *entry;
+	struct scx_uar_entry *e;
+	int err;
+
+	switch (cmd) {
+	case MLX5_IB_MMAP_REGULAR_PAGE:
+	case MLX5_IB_MMAP_WC_PAGE:
+	case MLX5_IB_MMAP_NC_PAGE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	entry = rdma_user_mmap_entry_get_pgoff(ibuc, index);
+	if (!entry)
+		return -EINVAL;
+	e = container_of(entry, struct scx_uar_entry, rdma_entry);
+	err = rdma_user_mmap_io(ibuc, vma, page_to_pfn(e->page), PAGE_SIZE, vma->vm_page_prot,
+				entry);
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}
+
+static void scx_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct scx_uar_entry *e = container_of(entry, struct scx_uar_entry, rdma_entry);
+
+	__free_page(e->page);
+	kfree(e);
+}
+
+static int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	struct mlx5_ib_alloc_pd_resp resp = {};
+	int err;
+
+	err = scx_verbs_alloc_pd(to_drv(ibpd->device), &pd->pdn);
+	if (err)
+		return err;
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+		if (err) {
+			scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+
+	return scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+}
+
+/* Called by the core once the ib_device is unregistered: free the function. */
+static void scx_dealloc_driver(struct ib_device *ib)
+{
+	struct scx_ibdev *sdev = to_sdev(ib);
+
+	scx_kdev_destroy(sdev->kdev);
+	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	/* Last: module exit waits for the list to empty. */
+	mutex_lock(&scx_ibdevs_lock);
+	list_del_init(&sdev->node);
+	mutex_unlock(&scx_ibdevs_lock);
+}
+
+static const struct ib_device_ops scx_ib_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_MLX5,
+	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
+
+	.alloc_pd = scx_alloc_pd,
+	.alloc_ucontext = scx_alloc_ucontext,
+	.dealloc_driver = scx_dealloc_driver,
+	.dealloc_pd = scx_dealloc_pd,
+	.dealloc_ucontext = scx_dealloc_ucontext,
+	.disassociate_ucontext = scx_disassociate_ucontext,
+	.get_link_layer = scx_get_link_layer,
+	.get_port_immutable = scx_get_port_immutable,
+	.mmap = scx_mmap,
+	.mmap_free = scx_mmap_free,
+	.query_device = scx_query_device,
+	.query_pkey = scx_query_pkey,
+	.query_port = scx_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, scx_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, scx_ucontext, ibuc),
+};
+
+/* PORT_CHANGE from the firmware (hardirq); ib_dispatch_event may be used here. */
+static void scx_port_event(void *ctx, u8 port, u8 sub_type)
+{
+	struct scx_ibdev *sdev = ctx;
+	struct ib_event ev = {
+		.device = &sdev->ib,
+		.element.port_num = port,
+		/* PRM port_change sub types: 1 down, 4 active. */
+		.event = sub_type == 4 ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+static bool scx_netdev_link_up(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev);
+}
+
+int scx_ib_add(const char *name, struct net_device *ndev)
+{
+	struct scx_kdev_params p = {
+		.num_comp_eqs = scx_settings.comp_eqs,
+		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
+	};
+	struct scx_ib_device_attr a;
+	struct scx_ibdev *sdev;
+	int err;
+
+	sdev = ib_alloc_device(scx_ibdev, ib);
+	if (!sdev)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&sdev->node);
+	sdev->netdev = ndev;
+	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
+	memcpy(p.mac, ndev->dev_addr, ETH_ALEN);
+	p.mtu = ndev->mtu;
+	p.link_up = scx_netdev_link_up(ndev);
+	p.port_event = scx_port_event;
+	p.port_event_ctx = sdev;
+	sdev->link_up = p.link_up;
+	sdev->kdev = scx_kdev_create(name, &p);
+	if (IS_ERR(sdev->kdev)) {
+		err = PTR_ERR(sdev->kdev);
+		goto err_put;
+	}
+	err = scx_verbs_query_device(sdev->kdev->drv, &a);
+	if (err)
+		goto err_kdev;
+
+	sdev->ib.node_type = RDMA_NODE_IB_CA;
+	sdev->ib.phys_port_cnt = 1;
+	sdev->ib.num_comp_vectors = a.num_comp_vectors;
+	sdev->ib.node_guid = cpu_to_be64(a.node_guid);
+	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_GET_CONTEXT);
+	strscpy(sdev->ib.node_desc, "softcx", sizeof(sdev->ib.node_desc));
+	ib_set_device_ops(&sdev->ib, &scx_ib_ops);
+	err = ib_device_set_netdev(&sdev->ib, ndev, 1);
+	if (err)
+		goto err_kdev;
+	err = ib_register_device(&sdev->ib, name, NULL);
+	if (err)
+		goto err_kdev;
+	mutex_lock(&scx_ibdevs_lock);
+	list_add_tail(&sdev->node, &scx_ibdevs);
+	mutex_unlock(&scx_ibdevs_lock);
+	pr_info("%s: ib device on %s\n", dev_name(&sdev->ib.dev), netdev_name(ndev));
+	return 0;
+
+err_kdev:
+	scx_kdev_destroy(sdev->kdev);
+err_put:
+	netdev_put(ndev, &sdev->netdev_tracker);
+	ib_dealloc_device(&sdev->ib);
+	return err;
+}
+
+static int scx_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	return scx_ib_add(ibdev_name, ndev);
+}
+
+static struct rdma_link_ops scx_link_ops = {
+	.type = "softcx",
+	.newlink = scx_newlink,
+};
+
+/* Carrier and admin changes of a bound netdev become PORT_CHANGE events. */
+static int scx_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct scx_ibdev *sdev;
+
+	mutex_lock(&scx_ibdevs_lock);
+	list_for_each_entry(sdev, &scx_ibdevs, node) {
+		if (sdev->netdev != ndev)
+			continue;
+		switch (event) {
+		case NETDEV_UP:
+		case NETDEV_DOWN:
+		case NETDEV_CHANGE:
+			if (sdev->link_up != scx_netdev_link_up(ndev)) {
+				sdev->link_up = !sdev->link_up;
+				scx_hca_link(sdev->kdev, sdev->link_up);
+			}
+			break;
+		case NETDEV_UNREGISTER:
+			ib_unregister_device_queued(&sdev->ib);
+			break;
+		}
+	}
+	mutex_unlock(&scx_ibdevs_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block scx_netdev_nb = {
+	.notifier_call = scx_netdev_event,
+};
+
+int scx_ib_init(const struct scx_ib_settings *s)
+{
+	int err;
+
+	scx_settings = *s;
+	err = register_netdevice_notifier(&scx_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&scx_link_ops);
+	return 0;
+}
+
+void scx_ib_exit(void)
+{
+	struct scx_ibdev *sdev;
+
+	rdma_link_unregister(&scx_link_ops);
+	unregister_netdevice_notifier(&scx_netdev_nb);
+	/*
+	 * Unregister what is left; dealloc_driver takes each off the list. A
+	 * device already being removed (rdma link delete) is waited for.
+	 */
+	for (;;) {
+		mutex_lock(&scx_ibdevs_lock);
+		sdev = list_first_entry_or_null(&scx_ibdevs, struct scx_ibdev, node);
+		if (sdev && !ib_device_try_get(&sdev->ib)) {
+			mutex_unlock(&scx_ibdevs_lock);
+			msleep(20);
+			continue;
+		}
+		mutex_unlock(&scx_ibdevs_lock);
+		if (!sdev)
+			break;
+		ib_unregister_device_and_put(&sdev->ib);
+	}
+}
