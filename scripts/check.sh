@@ -90,6 +90,7 @@ if stage module_stock make module; then
 	cp "$ko" "$out/overlay-stock/"
 	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
 	guest stock_cmd tests/vm/guest/softcx-cmd.sh -o "$out/overlay-stock"
+	guest stock_ib tests/vm/guest/softcx-ib.sh -o "$out/overlay-stock"
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -120,6 +121,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	[ $n -gt 0 ] || bad kunit "no KTAP output"
 	guest testk_load tests/vm/guest/softcx-load.sh -k "$kdir" -o "$out/overlay-testk"
 	guest testk_cmd tests/vm/guest/softcx-cmd.sh -k "$kdir" -o "$out/overlay-testk"
+	guest testk_ib tests/vm/guest/softcx-ib.sh -k "$kdir" -o "$out/overlay-testk"
 fi
 
 echo
