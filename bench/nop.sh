@@ -56,7 +56,11 @@ bench_mode() {
 }
 
 read -r kver </proc/sys/kernel/osrelease
-bench_line "# softcx NOP commands: stock guest $kver, $(nproc) vCPUs, QEMU TCG; $N NOPs per thread"
+idle=none cs=?
+read -r idle 2>/dev/null </sys/devices/system/cpu/cpuidle/current_driver
+read -r cs 2>/dev/null </sys/devices/system/clocksource/clocksource0/current_clocksource
+bench_line "# softcx NOP commands: stock guest $kver, $(nproc) vCPUs, QEMU TCG, cpuidle $idle, clocksource $cs"
+bench_line "# $N NOPs per thread; latency per command, ops/s over the whole run"
 bench_line "$(printf '%-8s %7s %7s %10s %9s %9s %10s' mode threads nops ops/s p50_ns p99_ns max_ns)"
 bench_mode events
 bench_mode polling cmd_polling=1
