@@ -27,7 +27,7 @@ bench_line() {
 
 # bench_mode NAME [insmod args]: load, warm up, one run per thread count, unload.
 bench_mode() {
-	local name=$1 t line kv n=0 threads=0 mode=? ops=? p50=? p99=? max=?
+	local name=$1 t line kv n=0 threads=0 mode='?' ops='?' p50='?' p99='?' max='?'
 	shift
 	if ! load "$@"; then
 		result "bench_$name" FAIL "insmod"
@@ -56,7 +56,7 @@ bench_mode() {
 }
 
 read -r kver </proc/sys/kernel/osrelease
-idle=none cs=?
+idle=none cs='?'
 read -r idle 2>/dev/null </sys/devices/system/cpu/cpuidle/current_driver
 read -r cs 2>/dev/null </sys/devices/system/clocksource/clocksource0/current_clocksource
 bench_line "# softcx NOP commands: stock guest $kver, $(nproc) vCPUs, QEMU TCG, cpuidle $idle, clocksource $cs"

@@ -4,7 +4,7 @@
 # another QEMU runs (one guest at a time on a small machine).
 # BENCH_KARGS: extra guest kernel arguments (e.g. idle=poll).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=build/bench
 rm -rf "$out"
 mkdir -p "$out/overlay"
