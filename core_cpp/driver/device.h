@@ -51,6 +51,7 @@ public:
 	fw_pages &pages() { return pages_; }
 	cq_table &cqs() { return cqs_; }
 	const char *name() const { return cfg_.name; }
+	bus::mmio &bar() const { return *bar_; } // UAR doorbells of kernel-owned queues
 	u32 uar() const { return uar_; }
 	u16 issi() const { return issi_; }
 	u8 vport_state() const { return vport_state_; }

@@ -98,6 +98,48 @@ struct scx_drv_eq_stat {
 /* EQ `index`: 0 = async, 1..N = completion EQs; -ENOENT past the last. */
 int scx_drv_get_eq_stat(struct scx_drv *drv, unsigned int index, struct scx_drv_eq_stat *out);
 
+/*
+ * A CQ whose ring the kernel owns (kernel consumers, tests): 64-byte CQEs,
+ * 2^log_size of them, served by completion EQ `comp_eq` (0-based). comp
+ * runs in that EQ's tasklet, once per completion event (the CQ must be
+ * armed again for the next one); event (CQ_ERROR) in hardirq context.
+ * create/destroy: process context.
+ */
+struct scx_drv_cq;
+struct scx_drv_cq_params {
+	unsigned int comp_eq;
+	unsigned int log_size; /* 1..16 */
+	void (*comp)(struct scx_drv_cq *cq, void *ctx);
+	void (*event)(struct scx_drv_cq *cq, uint8_t type, uint8_t syndrome, void *ctx);
+	void *ctx;
+};
+int scx_drv_cq_create(struct scx_drv *drv, const struct scx_drv_cq_params *p, struct scx_drv_cq **out);
+/*
+ * DESTROY_CQ, waits for running callbacks, frees the CQ. If the command
+ * fails the device may still write the ring: the CQ is kept (leaked) and
+ * the errno returned; the handle must not be used again either way.
+ */
+int scx_drv_cq_destroy(struct scx_drv_cq *cq);
+/*
+ * Consumes up to `max` CQEs the device has written and publishes the
+ * consumer index; returns how many. Not concurrently with itself or arm.
+ */
+unsigned int scx_drv_cq_poll(struct scx_drv_cq *cq, unsigned int max);
+/*
+ * Asks for a completion event on the next (solicited) CQE; CQEs written
+ * but not consumed yet fire it at once.
+ */
+void scx_drv_cq_arm(struct scx_drv_cq *cq, bool solicited_only);
+
+struct scx_drv_cq_info {
+	uint32_t cqn;
+	uint32_t comp_eq;
+	uint32_t cons_index;
+	uint32_t arm_sn;       /* completion events seen */
+	uint64_t comp_calls;   /* callbacks the tasklet ran */
+};
+void scx_drv_cq_get_info(struct scx_drv_cq *cq, struct scx_drv_cq_info *info);
+
 #ifdef __cplusplus
 }
 #endif
