@@ -54,6 +54,9 @@ void mkey_table::create(cmd_ctx &c)
 			return (void)c.fail(st::bad_param_err, synd::mkey_bad_range);
 		if (!c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list))
 			return;
+	} else if (actual) {
+		// A PA key gets no translation list: entries would go nowhere.
+		return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
 	}
 
 	auto slot = pages_->alloc_slot();
