@@ -75,6 +75,22 @@ static int scx_eqs_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(scx_eqs);
 
+static int scx_objects_show(struct seq_file *m, void *unused)
+{
+	static const char *const names[SCX_OBJ_MAX] = {
+		[SCX_OBJ_UCTX] = "uctx", [SCX_OBJ_PD] = "pd", [SCX_OBJ_MR] = "mr",
+		[SCX_OBJ_CQ] = "cq",	 [SCX_OBJ_QP] = "qp", [SCX_OBJ_SRQ] = "srq",
+		[SCX_OBJ_AH] = "ah",
+	};
+	struct scx_kdev *kdev = m->private;
+	int i;
+
+	for (i = 0; i < SCX_OBJ_MAX; i++)
+		seq_printf(m, "%s %d\n", names[i], atomic_read(&kdev->objs[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scx_objects);
+
 static int scx_inject_parse(struct scx_kdev *kdev, char *cmd)
 {
 	unsigned int op, a, b, n = 1;
@@ -338,5 +354,6 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("eqs", 0444, d, kdev, &scx_eqs_fops);
 	debugfs_create_file("inject", 0200, d, kdev, &scx_inject_fops);
 	debugfs_create_file("nop", 0200, d, kdev, &scx_nop_fops);
+	debugfs_create_file("objects", 0444, d, kdev, &scx_objects_fops);
 	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

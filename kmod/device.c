@@ -6,6 +6,7 @@
  */
 #include "kmod.h"
 
+#include <linux/debugfs.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
 
@@ -173,6 +174,7 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 {
 	unsigned int i;
 
+	debugfs_remove_recursive(kdev->debugfs);
 	scx_drv_teardown(kdev->drv);
 	for (i = 0; i < kdev->num_vectors - 1; i++)
 		tasklet_kill(&kdev->tasklets[i].t);

@@ -14,6 +14,18 @@ struct dentry;
 
 struct scx_kdev;
 
+/* Verbs objects counted per function, shown in debugfs "objects". */
+enum scx_obj_type {
+	SCX_OBJ_UCTX,
+	SCX_OBJ_PD,
+	SCX_OBJ_MR,
+	SCX_OBJ_CQ,
+	SCX_OBJ_QP,
+	SCX_OBJ_SRQ,
+	SCX_OBJ_AH,
+	SCX_OBJ_MAX,
+};
+
 /* What one interrupt vector's handler needs, passed as its dev_id. */
 struct scx_vector {
 	struct scx_kdev *kdev;
@@ -44,6 +56,7 @@ struct scx_kdev {
 	struct dentry *debugfs;
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	void *port_event_ctx;
+	atomic_t objs[SCX_OBJ_MAX];
 	struct scx_vector vectors[SCX_MAX_VECTORS];
 	struct scx_comp_tasklet tasklets[SCX_MAX_VECTORS - 1];
 };
@@ -67,5 +80,7 @@ void scx_kdev_destroy(struct scx_kdev *kdev);
 void scx_hca_link(struct scx_kdev *kdev, bool up);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
+/* /sys/kernel/debug/softcx */
+struct dentry *scx_debugfs_root(void);
 
 #endif

@@ -13,7 +13,9 @@
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iter.h>
 #include <rdma/mlx5-abi.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
@@ -53,6 +55,18 @@ struct scx_pd {
 	u32 pdn;
 };
 
+struct scx_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+struct scx_ibcq {
+	struct ib_cq ibcq;
+	struct scx_cq *core;
+	struct ib_umem *umem;
+	struct ib_umem *db_umem;
+};
+
 static struct scx_ib_settings scx_settings;
 static LIST_HEAD(scx_ibdevs);
 static DEFINE_MUTEX(scx_ibdevs_lock);
@@ -65,6 +79,36 @@ static struct scx_ibdev *to_sdev(struct ib_device *ib)
 static struct scx_drv *to_drv(struct ib_device *ib)
 {
 	return to_sdev(ib)->kdev->drv;
+}
+
+static void scx_obj_inc(struct ib_device *ib, enum scx_obj_type t)
+{
+	atomic_inc(&to_sdev(ib)->kdev->objs[t]);
+}
+
+static void scx_obj_dec(struct ib_device *ib, enum scx_obj_type t)
+{
+	atomic_dec(&to_sdev(ib)->kdev->objs[t]);
+}
+
+/*
+ * Bus addresses of a pinned user buffer in blocks of 1 << shift. Without a
+ * DMA device the core hands out kernel virtual addresses; the hca, like a
+ * device without an IOMMU, is given physical ones.
+ */
+static u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n)
+{
+	struct ib_block_iter biter;
+	u64 *pages;
+	u32 i = 0;
+
+	*n = ib_umem_num_dma_blocks(umem, 1UL << shift);
+	pages = kvmalloc_array(*n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	rdma_umem_for_each_dma_block(umem, &biter, 1UL << shift)
+		pages[i++] = virt_to_phys((void *)(uintptr_t)rdma_block_iter_dma_address(&biter));
+	return pages;
 }
 
 static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, struct ib_udata *udata)
@@ -261,6 +305,7 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	err = ib_copy_to_udata(udata, &resp, resp.response_length);
 	if (err)
 		goto err_uars;
+	scx_obj_inc(ibuc->device, SCX_OBJ_UCTX);
 	return 0;
 
 err_uars:
@@ -271,6 +316,7 @@ err_uars:
 static void scx_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	scx_free_uars(container_of(ibuc, struct scx_ucontext, ibuc));
+	scx_obj_dec(ibuc->device, SCX_OBJ_UCTX);
 }
 
 /* Device removal with contexts open: the core zaps their mappings itself. */
@@ -329,14 +375,212 @@ static int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 			return err;
 		}
 	}
+	scx_obj_inc(ibpd->device, SCX_OBJ_PD);
 	return 0;
 }
 
 static int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	int err;
 
-	return scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+	err = scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+	if (!err)
+		scx_obj_dec(ibpd->device, SCX_OBJ_PD);
+	return err;
+}
+
+static u32 scx_access(int acc)
+{
+	return (acc & IB_ACCESS_LOCAL_WRITE ? SCX_ACCESS_LOCAL_WRITE : 0) |
+	       (acc & IB_ACCESS_REMOTE_WRITE ? SCX_ACCESS_REMOTE_WRITE : 0) |
+	       (acc & IB_ACCESS_REMOTE_READ ? SCX_ACCESS_REMOTE_READ : 0) |
+	       (acc & IB_ACCESS_REMOTE_ATOMIC ? SCX_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+#define SCX_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING)
+
+static struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+				     int access, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	struct scx_mr_params p = {};
+	struct scx_mr *mr;
+	u32 key;
+	int err;
+
+	if (access & ~SCX_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	p.pdn = pd->pdn;
+	p.access = scx_access(access);
+	p.iova = iova;
+	p.length = length;
+	p.page_shift = PAGE_SHIFT;
+	ib_umem_find_best_pgsz(mr->umem, PAGE_SIZE, iova); /* sets the umem's iova */
+	p.pages = scx_umem_pages(mr->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	err = scx_verbs_create_mkey(to_drv(ibpd->device), &p, &key);
+	kvfree(p.pages);
+	if (err)
+		goto err_umem;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	scx_obj_inc(ibpd->device, SCX_OBJ_MR);
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
+	int err;
+
+	err = scx_verbs_destroy_mkey(to_drv(ibmr->device), ibmr->lkey);
+	if (err)
+		return err;
+	ib_umem_release(mr->umem);
+	scx_obj_dec(ibmr->device, SCX_OBJ_MR);
+	kfree(mr);
+	return 0;
+}
+
+static void scx_cq_comp(void *ctx)
+{
+	struct ib_cq *ibcq = ctx;
+
+	if (ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+static void scx_cq_event(void *ctx, u8 type)
+{
+	struct ib_cq *ibcq = ctx;
+	struct ib_event ev = {
+		.device = ibcq->device,
+		.element.cq = ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (ibcq->event_handler)
+		ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+static int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
+	struct scx_ibcq *cq = container_of(ibcq, struct scx_ibcq, ibcq);
+	struct mlx5_ib_create_cq_resp resp = {};
+	struct mlx5_ib_create_cq ucmd = {};
+	struct scx_cq_params p = {};
+	struct scx_ib_device_attr a;
+	u32 entries, cqn, ndb;
+	u64 *db_pages;
+	int err;
+
+	/* Kernel consumers (no udata) are not served yet. */
+	if (!udata || !uc)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetof(struct mlx5_ib_create_cq, flags))
+		return -EINVAL;
+	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
+	if (err)
+		return err;
+	if (ucmd.cqe_comp_en || ucmd.flags)
+		return -EOPNOTSUPP;
+	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) || (ucmd.buf_addr & ~PAGE_MASK) ||
+	    (ucmd.db_addr & 7))
+		return -EINVAL;
+	err = scx_verbs_query_device(to_drv(ibcq->device), &a);
+	if (err)
+		return err;
+	if (attr->cqe < 1 || attr->cqe > a.max_cqe)
+		return -EINVAL;
+	entries = roundup_pow_of_two(attr->cqe + 1);
+
+	cq->umem = ib_umem_get(ibcq->device, ucmd.buf_addr, (size_t)entries * ucmd.cqe_size,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	cq->db_umem = ib_umem_get(ibcq->device, ucmd.db_addr & PAGE_MASK, PAGE_SIZE,
+				  IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->db_umem)) {
+		err = PTR_ERR(cq->db_umem);
+		goto err_umem;
+	}
+	db_pages = scx_umem_pages(cq->db_umem, PAGE_SHIFT, &ndb);
+	if (!db_pages) {
+		err = -ENOMEM;
+		goto err_db;
+	}
+	p.dbr_addr = db_pages[0] + (ucmd.db_addr & ~PAGE_MASK);
+	kvfree(db_pages);
+
+	p.log_size = ilog2(entries);
+	p.cqe_size = ucmd.cqe_size;
+	p.uar_index = uc->uar_index[0];
+	p.comp_vector = attr->comp_vector;
+	p.page_shift = PAGE_SHIFT;
+	p.ctx = ibcq;
+	p.comp = scx_cq_comp;
+	p.event = scx_cq_event;
+	p.pages = scx_umem_pages(cq->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_db;
+	}
+	err = scx_verbs_create_cq(to_drv(ibcq->device), &p, &cq->core, &cqn);
+	kvfree(p.pages);
+	if (err)
+		goto err_db;
+	resp.cqn = cqn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_cq;
+	ibcq->cqe = entries - 1;
+	scx_obj_inc(ibcq->device, SCX_OBJ_CQ);
+	return 0;
+
+err_cq:
+	scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
+err_db:
+	ib_umem_release(cq->db_umem);
+err_umem:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+static int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct scx_ibcq *cq = container_of(ibcq, struct scx_ibcq, ibcq);
+	int err;
+
+	err = scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
+	ib_umem_release(cq->db_umem);
+	ib_umem_release(cq->umem);
+	scx_obj_dec(ibcq->device, SCX_OBJ_CQ);
+	return err;
 }
 
 /* Called by the core once the ib_device is unregistered: free the function. */
@@ -359,9 +603,12 @@ static const struct ib_device_ops scx_ib_ops = {
 
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
+	.create_cq = scx_create_cq,
 	.dealloc_driver = scx_dealloc_driver,
 	.dealloc_pd = scx_dealloc_pd,
 	.dealloc_ucontext = scx_dealloc_ucontext,
+	.dereg_mr = scx_dereg_mr,
+	.destroy_cq = scx_destroy_cq,
 	.disassociate_ucontext = scx_disassociate_ucontext,
 	.get_link_layer = scx_get_link_layer,
 	.get_port_immutable = scx_get_port_immutable,
@@ -370,7 +617,9 @@ static const struct ib_device_ops scx_ib_ops = {
 	.query_device = scx_query_device,
 	.query_pkey = scx_query_pkey,
 	.query_port = scx_query_port,
+	.reg_user_mr = scx_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, scx_ibcq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scx_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, scx_ucontext, ibuc),
 };
@@ -421,6 +670,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 		err = PTR_ERR(sdev->kdev);
 		goto err_put;
 	}
+	scx_debugfs_add(sdev->kdev, scx_debugfs_root());
 	err = scx_verbs_query_device(sdev->kdev->drv, &a);
 	if (err)
 		goto err_kdev;

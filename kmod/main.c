@@ -54,7 +54,12 @@ MODULE_PARM_DESC(hw_ver, "hardware revision reported (default 0)");
 
 static LIST_HEAD(scx_devices);
 static DEFINE_MUTEX(scx_devices_lock);
-static struct dentry *scx_debugfs_root;
+static struct dentry *scx_debugfs_dir;
+
+struct dentry *scx_debugfs_root(void)
+{
+	return scx_debugfs_dir;
+}
 
 static int scx_add_device(int index)
 {
@@ -73,7 +78,7 @@ static int scx_add_device(int index)
 
 	if (IS_ERR(kdev))
 		return PTR_ERR(kdev);
-	scx_debugfs_add(kdev, scx_debugfs_root);
+	scx_debugfs_add(kdev, scx_debugfs_dir);
 	mutex_lock(&scx_devices_lock);
 	list_add_tail(&kdev->node, &scx_devices);
 	mutex_unlock(&scx_devices_lock);
@@ -87,7 +92,6 @@ static void scx_remove_all(void)
 	mutex_lock(&scx_devices_lock);
 	list_for_each_entry_safe(kdev, tmp, &scx_devices, node) {
 		list_del(&kdev->node);
-		debugfs_remove_recursive(kdev->debugfs);
 		scx_kdev_destroy(kdev);
 	}
 	mutex_unlock(&scx_devices_lock);
@@ -124,7 +128,7 @@ static int __init softcx_init(void)
 	unsigned int i;
 	int err;
 
-	scx_debugfs_root = debugfs_create_dir(SOFTCX_DEBUGFS_DIR, NULL);
+	scx_debugfs_dir = debugfs_create_dir(SOFTCX_DEBUGFS_DIR, NULL);
 	err = scx_ib_init(&ibs);
 	if (err)
 		goto err_debugfs;
@@ -143,7 +147,7 @@ err_devices:
 	scx_ib_exit();
 	scx_remove_all();
 err_debugfs:
-	debugfs_remove_recursive(scx_debugfs_root);
+	debugfs_remove_recursive(scx_debugfs_dir);
 	return err;
 }
 
@@ -151,7 +155,7 @@ static void __exit softcx_exit(void)
 {
 	scx_ib_exit();
 	scx_remove_all();
-	debugfs_remove_recursive(scx_debugfs_root);
+	debugfs_remove_recursive(scx_debugfs_dir);
 	pr_info("unloaded\n");
 }
 

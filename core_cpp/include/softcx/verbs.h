@@ -54,6 +54,49 @@ int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn);
 int scx_verbs_alloc_uar(struct scx_drv *drv, uint32_t *index);
 int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index);
 
+/* Memory keys over user pages (CREATE_MKEY, MTT access mode). */
+enum {
+	SCX_ACCESS_LOCAL_WRITE = 1 << 0,
+	SCX_ACCESS_REMOTE_WRITE = 1 << 1,
+	SCX_ACCESS_REMOTE_READ = 1 << 2,
+	SCX_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+
+struct scx_mr_params {
+	uint32_t pdn;
+	uint32_t access;      /* SCX_ACCESS_*; local read is always granted */
+	uint64_t iova;        /* the address the user's WQEs will use */
+	uint64_t length;
+	uint32_t page_shift;  /* size of the pages in pages[] */
+	uint32_t npages;
+	const uint64_t *pages; /* bus addresses, page aligned, in iova order */
+};
+/* *key is both lkey and rkey; it is never 0x100 (the list terminator). */
+int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, uint32_t *key);
+int scx_verbs_destroy_mkey(struct scx_drv *drv, uint32_t key);
+
+/* Completion queues whose ring and doorbell record the user owns. */
+struct scx_cq;
+struct scx_cq_params {
+	uint32_t log_size;    /* log2 of the number of CQEs */
+	uint32_t cqe_size;    /* 64 or 128 */
+	uint32_t uar_index;   /* the UAR whose doorbell arms it */
+	uint32_t comp_vector; /* completion EQ, < num_comp_vectors */
+	uint32_t page_shift;
+	uint32_t npages;
+	const uint64_t *pages;
+	uint64_t dbr_addr;    /* bus address of the 8-byte doorbell record */
+	void *ctx;
+	/* Completion event (tasklet context). */
+	void (*comp)(void *ctx);
+	/* CQ error event (hardirq context). */
+	void (*event)(void *ctx, uint8_t type);
+};
+int scx_verbs_create_cq(struct scx_drv *drv, const struct scx_cq_params *p, struct scx_cq **out,
+			uint32_t *cqn);
+/* DESTROY_CQ, then waits until no event handler runs for it. Frees cq. */
+int scx_verbs_destroy_cq(struct scx_drv *drv, struct scx_cq *cq);
+
 #ifdef __cplusplus
 }
 #endif
