@@ -55,6 +55,10 @@ struct scx_pd {
 	u32 pdn;
 };
 
+struct scx_ah {
+	struct ib_ah ibah;
+};
+
 struct scx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -583,6 +587,38 @@ static int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return err;
 }
 
+/*
+ * Address handles are the user's own business on mlx5 (the AV lives in the
+ * WQE); the kernel only tells libmlx5 the destination MAC the core resolved.
+ */
+static int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata)
+{
+	struct rdma_ah_attr *attr = init->ah_attr;
+	struct mlx5_ib_create_ah_resp resp = {};
+	size_t min_len = offsetofend(struct mlx5_ib_create_ah_resp, dmac);
+	int err;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE || !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < min_len)
+			return -EINVAL;
+		resp.response_length = min_len;
+		memcpy(resp.dmac, attr->roce.dmac, ETH_ALEN);
+		err = ib_copy_to_udata(udata, &resp, resp.response_length);
+		if (err)
+			return err;
+	}
+	scx_obj_inc(ibah->device, SCX_OBJ_AH);
+	return 0;
+}
+
+static int scx_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	scx_obj_dec(ibah->device, SCX_OBJ_AH);
+	return 0;
+}
+
 /* Called by the core once the ib_device is unregistered: free the function. */
 static void scx_dealloc_driver(struct ib_device *ib)
 {
@@ -603,11 +639,14 @@ static const struct ib_device_ops scx_ib_ops = {
 
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
+	.create_ah = scx_create_ah,
 	.create_cq = scx_create_cq,
+	.create_user_ah = scx_create_ah,
 	.dealloc_driver = scx_dealloc_driver,
 	.dealloc_pd = scx_dealloc_pd,
 	.dealloc_ucontext = scx_dealloc_ucontext,
 	.dereg_mr = scx_dereg_mr,
+	.destroy_ah = scx_destroy_ah,
 	.destroy_cq = scx_destroy_cq,
 	.disassociate_ucontext = scx_disassociate_ucontext,
 	.get_link_layer = scx_get_link_layer,
@@ -619,6 +658,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.query_port = scx_query_port,
 	.reg_user_mr = scx_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, scx_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scx_ibcq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scx_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, scx_ucontext, ibuc),
