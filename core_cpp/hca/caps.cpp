@@ -13,10 +13,10 @@ void caps::init(const device_config &cfg)
 	zero_bytes(max_, sizeof(max_));
 	u8 *g = max_[0];
 	using L = hca_limits;
-	prm::set(g, gen::log_max_srq_sz, 15);
+	prm::set(g, gen::log_max_srq_sz, L::log_max_srq_sz);
 	prm::set(g, gen::log_max_qp_sz, L::log_max_qp_sz);
 	prm::set(g, gen::log_max_qp, L::log_max_qp);
-	prm::set(g, gen::log_max_srq, 12);
+	prm::set(g, gen::log_max_srq, L::log_max_srq);
 	prm::set(g, gen::log_max_cq_sz, L::log_max_cq_sz);
 	prm::set(g, gen::log_max_cq, L::log_max_cq);
 	prm::set(g, gen::log_max_eq_sz, L::log_max_eq_sz);
@@ -26,9 +26,9 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::max_indirection, 4);
 	prm::set(g, gen::log_max_mrw_sz, 48);
 	prm::set(g, gen::log_max_klm_list_size, 16);
-	prm::set(g, gen::log_max_ra_req_qp, 4);
-	prm::set(g, gen::log_max_ra_res_qp, 4);
-	prm::set(g, gen::gid_table_size, 256);
+	prm::set(g, gen::log_max_ra_req_qp, L::log_max_ra);
+	prm::set(g, gen::log_max_ra_res_qp, L::log_max_ra);
+	prm::set(g, gen::gid_table_size, L::gid_table_size);
 	prm::set(g, gen::pkey_table_size, 0); // 128 entries
 	prm::set(g, gen::out_of_seq_cnt, 1);
 	prm::set(g, gen::retransmission_q_counters, 1);
@@ -36,7 +36,7 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::local_ca_ack_delay, 16);
 	prm::set(g, gen::port_type, prm::port_type::eth);
 	prm::set(g, gen::num_ports, 1);
-	prm::set(g, gen::log_max_msg, 30);
+	prm::set(g, gen::log_max_msg, L::log_max_msg);
 	prm::set(g, gen::cqe_version, 1);
 	prm::set(g, gen::cmdif_checksum, prm::cmdif_checksum::initial_state);
 	prm::set(g, gen::roce, 1);
@@ -50,8 +50,8 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::uar_sz, ilog2(L::num_uars));
 	prm::set(g, gen::log_pg_sz, 12);
 	prm::set(g, gen::log_bf_reg_size, 9);
-	prm::set(g, gen::max_wqe_sz_sq, 1024);
-	prm::set(g, gen::max_wqe_sz_rq, 512);
+	prm::set(g, gen::max_wqe_sz_sq, L::max_wqe_sz_sq);
+	prm::set(g, gen::max_wqe_sz_rq, L::max_wqe_sz_rq);
 	prm::set(g, gen::log_max_pd, L::log_max_pd);
 	prm::set(g, gen::log_max_transport_domain, 8);
 	prm::set(g, gen::log_uar_page_sz, 0);

@@ -20,7 +20,15 @@ struct hca_limits {
 	static constexpr u32 log_max_mkey = 14;
 	static constexpr u32 log_max_pd = 14;
 	static constexpr u32 log_max_qp = 12;
-	static constexpr u32 log_max_qp_sz = 15;
+	static constexpr u32 log_max_qp_sz = 15;   // SQ WQEBBs and RQ WQEs
+	static constexpr u32 log_max_srq = 12;
+	static constexpr u32 log_max_srq_sz = 15;
+	static constexpr u32 max_wqe_sz_sq = 1024; // bytes of one send WQE
+	static constexpr u32 max_wqe_sz_rq = 512;  // RQ/SRQ stride limit
+	static constexpr u32 log_max_ra = 4;       // log_max_ra_req_qp / _res_qp
+	static constexpr u32 log_max_msg = 30;
+	static constexpr u32 gid_table_size = 256;
+	static constexpr u32 max_log_page = 18;    // log_page_size of WQ/CQ buffers
 	static constexpr u32 max_q_counters = 64;
 	static constexpr u32 first_uar = 8;     // BAR0 pages below hold the init segment
 	static constexpr u32 num_uars = 256;

@@ -127,11 +127,32 @@ void cq_engine::destroy(cmd_ctx &c)
 	cq_ctx *cq;
 	{
 		lock_guard g(lock_);
-		cq = table_.remove(prm::get(c.in, prm::destroy_cq_in::cqn));
+		u32 cqn = prm::get(c.in, prm::destroy_cq_in::cqn);
+		cq = table_.get(cqn);
+		if (cq && cq->users)
+			return (void)c.fail(st::bad_res_state_err, synd::cq_busy);
+		table_.remove(cqn);
 	}
 	if (!cq)
 		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
 	free_cq(cq);
+}
+
+bool cq_engine::attach(u32 cqn)
+{
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(cqn);
+	if (cq)
+		cq->users++;
+	return cq != nullptr;
+}
+
+void cq_engine::detach(u32 cqn)
+{
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(cqn);
+	if (cq && cq->users)
+		cq->users--;
 }
 
 bool cq_engine::consumer_index(const cq_ctx &cq, u32 *ci)

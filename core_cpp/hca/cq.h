@@ -34,6 +34,7 @@ struct cq_ctx {
 	u64 dbr_addr;
 	u32 pi;            // producer counter
 	u32 overruns;
+	u32 users;         // QPs sending or receiving on it
 	fw_list pas;
 };
 static_assert(sizeof(cq_ctx) <= fw_pages::slot_size);
@@ -58,6 +59,11 @@ public:
 	// bit is set here) to CQ cqn and, if the CQ is armed for it, post a
 	// COMP EQE. An overrun puts the CQ in error and reports CQ_ERROR.
 	cqe_result post_cqe(u32 cqn, const u8 *cqe64, bool solicited);
+
+	// A QP uses CQ cqn (false: no such CQ); a CQ in use cannot be
+	// destroyed (BAD_RES_STATE).
+	bool attach(u32 cqn);
+	void detach(u32 cqn);
 
 	// A 64-bit write to the CQ doorbell of UAR page `uar`.
 	void doorbell(u32 uar, u64 value);

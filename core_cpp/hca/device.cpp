@@ -36,6 +36,8 @@ status device::init()
 			  eq_limits{1u << L::log_max_eq, L::log_max_eq_sz, cfg_.num_vectors}));
 	SCX_TRY(cqs_.init(dma_, pages_, uars_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
 	SCX_TRY(mkeys_.init(pages_, pds_, 1u << L::log_max_mkey));
+	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
+	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_}, L::log_max_qp));
 	vport_.init(cfg_, eqs_);
 	regs_.init(cfg_, cmd_, eqs_, cqs_, L::first_uar, L::num_uars);
 	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
@@ -101,6 +103,22 @@ void device::execute(cmd_ctx &c)
 	case op::alloc_q_counter: if (need(c, I)) alloc_q_counter(c); break;
 	case op::dealloc_q_counter: if (need(c, I)) dealloc_q_counter(c); break;
 	case op::query_q_counter: if (need(c, I)) query_q_counter(c); break;
+	case op::create_qp: if (need(c, I)) qps_.create(c); break;
+	case op::destroy_qp: if (need(c, I)) qps_.destroy(c); break;
+	case op::query_qp: if (need(c, I)) qps_.query(c); break;
+	case op::rst2init_qp:
+	case op::init2init_qp:
+	case op::init2rtr_qp:
+	case op::rtr2rts_qp:
+	case op::rts2rts_qp:
+	case op::sqerr2rts_qp:
+	case op::sqd_rts_qp:
+	case op::qp_2err:
+	case op::qp_2rst: if (need(c, I)) qps_.modify(c); break;
+	case op::create_srq: if (need(c, I)) srqs_.create(c); break;
+	case op::destroy_srq: if (need(c, I)) srqs_.destroy(c); break;
+	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
+	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
 	default:
 		c.fail(st::bad_op_err, synd::bad_opcode);
 		break;

@@ -16,7 +16,9 @@
 #include "hca/fw_pages.h"
 #include "hca/mkey.h"
 #include "hca/objects.h"
+#include "hca/qp.h"
 #include "hca/regs.h"
+#include "hca/srq.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 
@@ -50,6 +52,9 @@ public:
 		return cqs_.post_cqe(cqn, cqe64, solicited);
 	}
 	mkey_table &mkeys() { return mkeys_; }
+	// The data path's view of QPs and SRQs (lookup/update, WQ addresses).
+	qp_table &qps() { return qps_; }
+	srq_table &srqs() { return srqs_; }
 
 	// Introspection for tests and debugfs.
 	hca_state state() const { return hca_state(state_.load()); }
@@ -112,6 +117,8 @@ private:
 	eq_engine eqs_;
 	cq_engine cqs_;
 	mkey_table mkeys_;
+	srq_table srqs_;
+	qp_table qps_;
 	vport vport_;
 	dispatcher dispatch_{*this};
 	cmd_processor cmd_;

@@ -8,7 +8,8 @@
 //
 // A value is never reused for another site; tests and the driver's error log
 // may rely on it. Areas: 01 transport/header, 02 lifecycle, 03 caps, 04 pages,
-// 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0f injected.
+// 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0c QP, 0d SRQ,
+// 0f injected.
 #pragma once
 
 #include "lib/types.h"
@@ -54,7 +55,7 @@ constexpr u32 no_fw_memory = make(0x04, 0x05);        // NO_RES: no free context
 // 05: UAR
 constexpr u32 uar_exhausted = make(0x05, 0x01);       // NO_RES: all UARs allocated
 constexpr u32 uar_invalid = make(0x05, 0x02);         // BAD_RES: UAR not allocated
-constexpr u32 uar_busy = make(0x05, 0x03);            // BAD_RES_STATE: UAR used by an EQ/CQ
+constexpr u32 uar_busy = make(0x05, 0x03);            // BAD_RES_STATE: UAR used by an EQ/CQ/QP
 
 // 06: EQ
 constexpr u32 eq_exhausted = make(0x06, 0x01);        // NO_RES: all EQ numbers in use
@@ -78,11 +79,12 @@ constexpr u32 cq_bad_dbr = make(0x07, 0x08);          // BAD_PARAM: doorbell rec
 constexpr u32 cq_resize_unsupported = make(0x07, 0x09); // BAD_PARAM: MODIFY_CQ resize
 constexpr u32 cq_umem_unsupported = make(0x07, 0x0a); // BAD_PARAM: cq_umem_valid/dbr_umem_valid
 constexpr u32 cq_bad_page_size = make(0x07, 0x0b);    // BAD_PARAM: log_page_size too large
+constexpr u32 cq_busy = make(0x07, 0x0c);             // BAD_RES_STATE: CQ still used by a QP
 
 // 08: PD
 constexpr u32 pd_exhausted = make(0x08, 0x01);        // NO_RES: all PDs allocated
 constexpr u32 pd_invalid = make(0x08, 0x02);          // BAD_RES: no such PD
-constexpr u32 pd_busy = make(0x08, 0x03);             // BAD_RES_STATE: PD still has mkeys
+constexpr u32 pd_busy = make(0x08, 0x03);             // BAD_RES_STATE: PD still has mkeys/QPs/SRQs
 
 // 09: mkey
 constexpr u32 mkey_exhausted = make(0x09, 0x01);      // NO_RES: all mkey indices in use
@@ -102,6 +104,49 @@ constexpr u32 q_counter_invalid = make(0x0a, 0x02);   // BAD_RES: no such counte
 // 0b: vport
 constexpr u32 vport_bad_op_mod = make(0x0b, 0x01);    // BAD_PARAM: not the local vNIC vport
 constexpr u32 vport_other = make(0x0b, 0x02);         // BAD_PARAM: other_vport / vport_number
+
+// 0c: QP
+constexpr u32 qp_exhausted = make(0x0c, 0x01);        // NO_RES: as many QPs as log_max_qp allows
+constexpr u32 qp_invalid = make(0x0c, 0x02);          // BAD_RES: no such QP
+constexpr u32 qp_bad_state = make(0x0c, 0x03);        // BAD_QP_STATE: transition not allowed from the QP's state
+constexpr u32 qp_reserved = make(0x0c, 0x04);         // BAD_PARAM: reserved bits of the command set
+constexpr u32 qp_input_qpn_unsupported = make(0x0c, 0x05); // BAD_PARAM: CREATE_QP input_qpn != 0
+constexpr u32 qp_umem_unsupported = make(0x0c, 0x06); // BAD_PARAM: wq_umem_valid/dbr_umem_valid
+constexpr u32 qp_bad_st = make(0x0c, 0x07);           // BAD_PARAM: st not RC, UC or UD
+constexpr u32 qp_unsupported = make(0x0c, 0x08);      // BAD_PARAM: wq_signature, cross-channel, offloads, DCI, end padding
+constexpr u32 qp_bad_pm_state = make(0x0c, 0x09);     // BAD_PARAM: pm_state not MIGRATED (no APM)
+constexpr u32 qp_bad_pd = make(0x0c, 0x0a);           // BAD_RES: qpc.pd names no PD
+constexpr u32 qp_bad_cq = make(0x0c, 0x0b);           // BAD_RES: cqn_snd/cqn_rcv names no CQ
+constexpr u32 qp_bad_srq = make(0x0c, 0x0c);          // BAD_RES: rq_type SRQ and srqn names no SRQ
+constexpr u32 qp_bad_rq_type = make(0x0c, 0x0d);      // BAD_PARAM: rq_type CRQ or undefined
+constexpr u32 qp_bad_rq_size = make(0x0c, 0x0e);      // BAD_PARAM: log_rq_size/log_rq_stride above the caps
+constexpr u32 qp_bad_sq_size = make(0x0c, 0x0f);      // BAD_PARAM: log_sq_size above log_max_qp_sz
+constexpr u32 qp_bad_page_size = make(0x0c, 0x10);    // BAD_PARAM: log_page_size too large
+constexpr u32 qp_bad_page = make(0x0c, 0x11);         // BAD_PARAM: PAS entry misaligned/unmapped
+constexpr u32 qp_bad_dbr = make(0x0c, 0x12);          // BAD_PARAM: doorbell record misaligned/unreachable
+constexpr u32 qp_bad_counter = make(0x0c, 0x13);      // BAD_RES: counter_set_id names no counter set
+constexpr u32 qp_bad_opt_param = make(0x0c, 0x14);    // BAD_PARAM: opt_param_mask bit not allowed here
+constexpr u32 qp_bad_port = make(0x0c, 0x15);         // BAD_PARAM: vhca_port_num not a port
+constexpr u32 qp_bad_pkey = make(0x0c, 0x16);         // BAD_PARAM: pkey_index beyond the pkey table
+constexpr u32 qp_bad_mtu = make(0x0c, 0x17);          // BAD_PARAM: RC/UC INIT2RTR mtu not 256..4096
+constexpr u32 qp_bad_remote_qpn = make(0x0c, 0x18);   // BAD_PARAM: RC/UC INIT2RTR remote_qpn 0 or 1
+constexpr u32 qp_bad_gid_index = make(0x0c, 0x19);    // BAD_PARAM: src_addr_index beyond the GID table
+constexpr u32 qp_bad_rd_atomic = make(0x0c, 0x1a);    // BAD_PARAM: log_sra_max/log_rra_max above the caps
+constexpr u32 qp_bad_msg_max = make(0x0c, 0x1b);      // BAD_PARAM: log_msg_max above log_max_msg
+
+// 0d: SRQ
+constexpr u32 srq_exhausted = make(0x0d, 0x01);       // NO_RES: all SRQ numbers in use
+constexpr u32 srq_invalid = make(0x0d, 0x02);         // BAD_RES: no such SRQ
+constexpr u32 srq_busy = make(0x0d, 0x03);            // BAD_RES_STATE: SRQ still used by a QP
+constexpr u32 srq_bad_size = make(0x0d, 0x04);        // BAD_PARAM: log_srq_size above log_max_srq_sz
+constexpr u32 srq_bad_stride = make(0x0d, 0x05);      // BAD_PARAM: WQE stride above max_wqe_sz_rq
+constexpr u32 srq_bad_pd = make(0x0d, 0x06);          // BAD_RES: srqc.pd names no PD
+constexpr u32 srq_bad_page_size = make(0x0d, 0x07);   // BAD_PARAM: log_page_size too large
+constexpr u32 srq_bad_page = make(0x0d, 0x08);        // BAD_PARAM: PAS entry misaligned/unmapped
+constexpr u32 srq_bad_dbr = make(0x0d, 0x09);         // BAD_PARAM: doorbell record misaligned/unreachable
+constexpr u32 srq_unsupported = make(0x0d, 0x0a);     // BAD_PARAM: wq_signature or cont_srq set
+constexpr u32 srq_bad_lwm = make(0x0d, 0x0b);         // BAD_PARAM: lwm not below the SRQ size
+constexpr u32 srq_reserved = make(0x0d, 0x0c);        // BAD_PARAM: reserved bits of the command set
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

@@ -18,6 +18,8 @@ enum class lock_class : unsigned {
 	drv_cq_table,
 	test_a,
 	test_b,
+	hca_qp,
+	hca_srq,
 };
 
 class spinlock {

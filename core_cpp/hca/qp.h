@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+// Queue pairs on the device side: CREATE_QP (buffer by PAS list, doorbell
+// record, CQs, SRQ), the state machine of the PRM transitions (RST2INIT,
+// INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS, SQD_RTS, 2ERR, 2RST;
+// a transition from the wrong state answers BAD_QP_STATE), QUERY_QP and
+// DESTROY_QP (from any state).
+//
+// Each QP takes two firmware-page slots: one for qp_ctx (bookkeeping and the
+// qp_runtime the data path works with) and one for the QP context image, as
+// the driver set it through CREATE_QP and the transitions, which QUERY_QP
+// returns with the device's own fields (state, counters) filled in.
+//
+// What each transition takes from its qpc (everything else in it is
+// ignored, as mlx5_ib sends a full context every time):
+//   RST2INIT   RC: rre rwe rae atomic_mode; UC: rwe; UD: q_key;
+//              all: pkey_index, vhca_port_num (must be 1), counter_set_id
+//   INIT2RTR   RC/UC: mtu (256..4096), log_msg_max, remote_qpn (not 0/1),
+//              the primary path's RoCE fields (rmac, rgid, src_addr_index,
+//              hop_limit, tclass, flow_label, udp_sport, dscp, eth_prio ...),
+//              next_rcv_psn; RC also log_rra_max, min_rnr_nak; UD: nothing
+//   RTR2RTS    next_send_psn; RC also retry_count, rnr_retry, log_sra_max
+//              and the primary path's ack_timeout
+//   INIT2INIT, RTS2RTS: optional fields only
+// plus, in each, the optional fields its opt_param_mask selects; the bits
+// allowed per transition and service type are mlx5_ib's (qp.c opt_mask),
+// less the alternate path (no APM): any other bit answers BAD_PARAM.
+#pragma once
+
+#include "hca/caps.h"
+#include "hca/cmd_ctx.h"
+#include "hca/cq.h"
+#include "hca/fw_pages.h"
+#include "hca/objects.h"
+#include "hca/srq.h"
+#include "lib/bus.h"
+#include "lib/sync.h"
+
+namespace scx::hca {
+
+// Responder access a QP grants (qpc rre/rwe/rae).
+namespace qp_access {
+constexpr u8 remote_read = 1u << 0;
+constexpr u8 remote_write = 1u << 1;
+constexpr u8 remote_atomic = 1u << 2;
+} // namespace qp_access
+
+// The primary address path, RoCE view.
+struct qp_path {
+	u8 rmac[6];
+	u8 rgid[16];
+	u8 src_addr_index;  // GID table index of the source address
+	u8 hop_limit;
+	u8 tclass;
+	u8 dscp;
+	u8 eth_prio;
+	u8 ack_timeout;     // 4.096 us << ack_timeout; 0: infinite
+	u8 vhca_port_num;
+	u16 pkey_index;
+	u16 udp_sport;
+	u32 flow_label;
+};
+
+// What the data path works with: decoded from the qpc at creation and by
+// the transitions, plus the device's own queue state.
+struct qp_runtime {
+	u32 qpn;
+	u8 st;              // prm::qpc_st: rc, uc or ud
+	u8 state;           // prm::qpc_state
+	u8 rq_type;         // prm::qp_rq_type: non_zero, srq or zero_len
+	u8 flush_pending;   // entered ERR with work outstanding: flush it
+	u32 pd;
+	u32 cqn_snd;
+	u32 cqn_rcv;
+	u32 srqn;           // receives come from this SRQ (rq_type srq)
+	u32 user_index;     // goes into every CQE of this QP (cqe_version 1)
+	u32 uar;            // the UAR page its send doorbells arrive through
+
+	// The work queue buffer: RQ at offset 0, SQ right after it.
+	fw_list pas;
+	u8 page_shift;      // log2 of the PAS page size
+	u8 log_sq_size;     // log2 of sq_wqebbs
+	u8 log_rq_size;     // log2 of rq_wqes
+	u8 rq_stride_shift; // log2 of the RQ WQE stride in bytes
+	u32 page_offset;    // bytes into the first PAS page where the buffer starts
+	u32 sq_offset;      // byte offset of the SQ in the buffer
+	u32 sq_wqebbs;      // 64-byte basic blocks; 0: no SQ
+	u32 rq_wqes;        // 0: no RQ of its own
+	u64 dbr_addr;       // doorbell record: BE32 receive counter, BE32 send counter
+
+	// Device-side indices: what has been consumed. 2RST sets them to 0.
+	u16 sq_ci;          // SQ consumer in WQEBBs
+	u16 rq_ci;          // RQ consumer in WQEs
+	u32 generation;     // bumped by every command that changes the QP
+
+	// Transport attributes as the transitions left them.
+	u8 mtu;             // prm::qpc_mtu
+	u8 log_msg_max;
+	u8 access;          // qp_access bits (UC: remote_write only; UD: none)
+	u8 atomic_mode;
+	u8 retry_count;
+	u8 rnr_retry;
+	u8 min_rnr_nak;
+	u8 log_sra_max;     // outstanding RDMA read/atomic as requester: 2^log
+	u8 log_rra_max;     // ... as responder
+	u8 pm_state;
+	u8 counter_set_id;
+	u8 cs_req;
+	u8 cs_res;
+	u8 rlky;
+	u8 pad[2];
+	u32 remote_qpn;
+	u32 q_key;
+	u32 next_send_psn;
+	u32 next_rcv_psn;
+	qp_path path;
+};
+
+struct qp_ctx {
+	u32 slot;
+	u32 image_slot;     // the qpc image (prm::qpc layout)
+	qp_runtime rt;
+};
+static_assert(sizeof(qp_ctx) <= fw_pages::slot_size);
+
+struct qp_deps {
+	bus::dma_space *dma;
+	fw_pages *pages;
+	id_pool *pds;
+	id_pool *uars;
+	id_pool *q_counters;
+	cq_engine *cqs;
+	srq_table *srqs;
+	const caps *cap;    // current log_max_qp, pkey table size, ... at each command
+};
+
+class qp_table {
+public:
+	static constexpr u32 first_qpn = 2; // QP0 and QP1 are the special QPs
+
+	qp_table() = default;
+	qp_table(const qp_table &) = delete;
+	qp_table &operator=(const qp_table &) = delete;
+
+	status init(const qp_deps &deps, u32 log_max_qp);
+
+	void create(cmd_ctx &c);
+	// Every transition opcode (c.opcode says which).
+	void modify(cmd_ctx &c);
+	void query(cmd_ctx &c);
+	void destroy(cmd_ctx &c);
+	// Destroy every QP (TEARDOWN_HCA).
+	void reset();
+
+	// For the data path: a snapshot of QP qpn, or false.
+	bool lookup(u32 qpn, qp_runtime *out);
+	// Runs f(qp_runtime &) on the live QP under the table lock (keep it
+	// short: no other hca lock may be taken inside); false if no such QP.
+	template <typename F> bool update(u32 qpn, F &&f)
+	{
+		lock_guard g(lock_);
+		qp_ctx *q = table_.get(qpn);
+		if (!q)
+			return false;
+		f(q->rt);
+		return true;
+	}
+	// Bus address of byte `off` of the SQ / of the RQ (false beyond it).
+	bool sq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
+	bool rq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
+	u32 count() const { return live_; }
+
+private:
+	void free_qp(qp_ctx *q);
+	u32 max_live() const;
+
+	qp_deps d_{};
+	u32 live_ = 0;
+	spinlock lock_;
+	obj_table<qp_ctx> table_;
+};
+
+} // namespace scx::hca
