@@ -110,3 +110,67 @@ host-test: deps $(BUILD)/host/softcx_tests
 # NOP commands/s and latency in the stock guest: build/bench/nop.txt.
 bench: module
 	@bench/run.sh
+
+# --- fuzzing: libFuzzer over the hca's command interface ---------------------
+# `make fuzz` builds tests/fuzz/fuzz_cmdq, fuzzes for FUZZ_SECONDS starting
+# from the corpus and fresh seeds, then minimises everything back into the
+# corpus; `make fuzz-replay` runs the corpus and the regression inputs once.
+FUZZ_CXX ?= clang++
+FUZZ_SECONDS ?= 600
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_BIN := $(FUZZ_DIR)/fuzz_cmdq
+FUZZ_CORPUS := tests/fuzz/corpus/cmdq
+FUZZ_REGRESS := tests/fuzz/regress/cmdq
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+# Everything without RTTI, like the hca itself (UBSan's vptr check needs it).
+FUZZ_FLAGS := -std=gnu++20 -fno-exceptions -fno-rtti -Wall -Wextra -Werror \
+	-Wno-missing-field-initializers -Wno-sign-compare -g -O1 $(FUZZ_SAN) \
+	-Icore_cpp -Icore_cpp/include -Iuapi -Itests/host -MMD -MP
+FUZZ_CORE_SRCS := $(filter-out core_cpp/lib/cxxrt.cpp,$(sort $(wildcard core_cpp/lib/*.cpp core_cpp/hca/*.cpp)))
+FUZZ_CORE_OBJS := $(patsubst %.cpp,$(FUZZ_DIR)/obj/%.o,$(FUZZ_CORE_SRCS) tests/fuzz/fuzz_cmdq.cpp)
+FUZZ_ENV_OBJ := $(FUZZ_DIR)/obj/tests/host/host_env.o
+FUZZ_RUN := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+FUZZ_OPTS := -timeout=10 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1
+
+.PHONY: fuzz fuzz-build fuzz-replay
+fuzz-build: $(FUZZ_BIN)
+
+# Coverage on the hca and the target; the host env (threads, locks, the
+# IOMMU map) only gets the sanitizers.
+$(FUZZ_DIR)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZ_ENV_OBJ): tests/host/host_env.cpp
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c -o $@ $<
+$(FUZZ_BIN): $(FUZZ_CORE_OBJS) $(FUZZ_ENV_OBJ)
+	$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -pthread
+-include $(FUZZ_CORE_OBJS:.o=.d) $(FUZZ_ENV_OBJ:.o=.d)
+
+fuzz: $(FUZZ_BIN)
+	rm -rf $(FUZZ_DIR)/seeds $(FUZZ_DIR)/new $(FUZZ_DIR)/merged
+	mkdir -p $(FUZZ_DIR)/new $(FUZZ_DIR)/merged $(FUZZ_DIR)/artifacts $(FUZZ_CORPUS) $(FUZZ_REGRESS)
+	SCX_FUZZ_SEEDS=$(FUZZ_DIR)/seeds $(FUZZ_BIN)
+	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/new $(FUZZ_CORPUS) $(FUZZ_DIR)/seeds
+	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -merge=1 $(FUZZ_DIR)/merged \
+		$(FUZZ_CORPUS) $(FUZZ_DIR)/seeds $(FUZZ_DIR)/new
+	rm -f $(FUZZ_CORPUS)/*
+	cp $(FUZZ_DIR)/merged/* $(FUZZ_CORPUS)/
+	@echo "corpus: $$(ls $(FUZZ_CORPUS) | wc -l) files, $$(du -sk $(FUZZ_CORPUS) | cut -f1) KiB"
+
+fuzz-replay: $(FUZZ_BIN)
+	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -runs=0 $(FUZZ_CORPUS) $(FUZZ_REGRESS)
+
+# --- userspace verbs tests: libibverbs (+ mlx5dv), run in the guest ----------
+# tests/vm/guest/verbs-objects.sh runs build/verbs/verbs_objects on rxe and
+# softcx; host and guest share Debian 12's rdma-core, so it is built here.
+VERBS_DIR := $(BUILD)/verbs
+VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
+
+.PHONY: verbs-tests
+verbs-tests: $(VERBS_DIR)/verbs_objects
+$(VERBS_DIR)/verbs_objects: tests/verbs/verbs_objects.c
+	@mkdir -p $(dir $@)
+	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5

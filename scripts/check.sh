@@ -79,6 +79,7 @@ if make host-test >"$out/host.log" 2>&1; then :; else
 fi
 gtest_counts "$out/host.log"
 stage scan_log_selftest tests/vm/test-scan-log.sh
+stage fuzz_replay make fuzz-replay
 stage kmod_style perl "$SOFTCX_CACHE_SRC/scripts/checkpatch.pl" --no-tree --terse --quiet \
 	-f kmod/*.c kmod/*.h kunit/*.c
 

@@ -97,6 +97,76 @@ int scx_verbs_create_cq(struct scx_drv *drv, const struct scx_cq_params *p, stru
 /* DESTROY_CQ, then waits until no event handler runs for it. Frees cq. */
 int scx_verbs_destroy_cq(struct scx_drv *drv, struct scx_cq *cq);
 
+/* Queue pairs. States and attribute-mask bits use the verbs numbering. */
+enum scx_qp_type { SCX_QPT_RC = 2, SCX_QPT_UC = 3, SCX_QPT_UD = 4 };
+enum scx_qp_state {
+	SCX_QPS_RESET, SCX_QPS_INIT, SCX_QPS_RTR, SCX_QPS_RTS, SCX_QPS_SQD, SCX_QPS_SQE, SCX_QPS_ERR,
+};
+enum {
+	SCX_QP_STATE = 1 << 0,
+	SCX_QP_CUR_STATE = 1 << 1,
+	SCX_QP_ACCESS_FLAGS = 1 << 3,
+	SCX_QP_PKEY_INDEX = 1 << 4,
+	SCX_QP_PORT = 1 << 5,
+	SCX_QP_QKEY = 1 << 6,
+	SCX_QP_AV = 1 << 7,
+	SCX_QP_PATH_MTU = 1 << 8,
+	SCX_QP_TIMEOUT = 1 << 9,
+	SCX_QP_RETRY_CNT = 1 << 10,
+	SCX_QP_RNR_RETRY = 1 << 11,
+	SCX_QP_RQ_PSN = 1 << 12,
+	SCX_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	SCX_QP_MIN_RNR_TIMER = 1 << 15,
+	SCX_QP_SQ_PSN = 1 << 16,
+	SCX_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	SCX_QP_DEST_QPN = 1 << 20,
+};
+
+struct scx_qp_create_params {
+	uint32_t type;          /* enum scx_qp_type */
+	uint32_t pdn;
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+	uint32_t has_srq;
+	uint32_t srqn;
+	uint32_t uar_index;
+	uint32_t user_index;    /* into every CQE of the QP */
+	uint32_t sq_wqebbs;     /* 64-byte send blocks, a power of two (0: no SQ) */
+	uint32_t rq_wqes;       /* receive WQEs, a power of two (0: none) */
+	uint32_t rq_wqe_shift;  /* log2 of the receive WQE stride */
+	uint64_t dbr_addr;
+	uint32_t page_shift;
+	uint32_t npages;
+	const uint64_t *pages;  /* the buffer: RQ first, then SQ */
+};
+int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *p, uint32_t *qpn);
+int scx_verbs_destroy_qp(struct scx_drv *drv, uint32_t qpn);
+
+/* One modify_qp, already checked by the caller against the verbs rules. */
+struct scx_qp_attr {
+	uint32_t type;
+	uint32_t cur_state, new_state;
+	uint32_t mask;          /* SCX_QP_* */
+	uint32_t access;        /* SCX_ACCESS_* remote bits */
+	uint32_t qkey;
+	uint32_t rq_psn, sq_psn;
+	uint32_t dest_qpn;
+	uint8_t path_mtu;       /* 1..5: 256..4096 */
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t port;
+	uint16_t pkey_index;
+	/* The RoCE path (with SCX_QP_AV). */
+	uint8_t dmac[6];
+	uint8_t dgid[16];
+	uint8_t sgid_index, hop_limit, tclass, sl;
+	uint32_t flow_label;
+	uint16_t udp_sport;
+};
+int scx_verbs_modify_qp(struct scx_drv *drv, uint32_t qpn, const struct scx_qp_attr *a);
+/* QUERY_QP: fills state, qkey, psns, dest_qpn, path_mtu, access, timers. */
+int scx_verbs_query_qp(struct scx_drv *drv, uint32_t qpn, struct scx_qp_attr *a);
+
 #ifdef __cplusplus
 }
 #endif
