@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory-side verbs objects of a softcx ib_device: PDs, user MRs, CQs and
+ * address handles, each made by its PRM command through core_cpp.
+ */
+#include "kmod.h"
+
+#include <linux/mm.h>
+#include <rdma/iter.h>
+#include <rdma/mlx5-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ib_priv.h"
+
+/*
+ * Bus addresses of a pinned user buffer in blocks of 1 << shift. Without a
+ * DMA device the core hands out kernel virtual addresses; the hca, like a
+ * device without an IOMMU, is given physical ones.
+ */
+u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n)
+{
+	struct ib_block_iter biter;
+	u64 *pages;
+	u32 i = 0;
+
+	*n = ib_umem_num_dma_blocks(umem, 1UL << shift);
+	pages = kvmalloc_array(*n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	rdma_umem_for_each_dma_block(umem, &biter, 1UL << shift)
+		pages[i++] = virt_to_phys((void *)(uintptr_t)rdma_block_iter_dma_address(&biter));
+	return pages;
+}
+
+int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	struct mlx5_ib_alloc_pd_resp resp = {};
+	int err;
+
+	err = scx_verbs_alloc_pd(to_drv(ibpd->device), &pd->pdn);
+	if (err)
+		return err;
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+		if (err) {
+			scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+			return err;
+		}
+	}
+	scx_obj_inc(ibpd->device, SCX_OBJ_PD);
+	return 0;
+}
+
+int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	int err;
+
+	err = scx_verbs_dealloc_pd(to_drv(ibpd->device), pd->pdn);
+	if (!err)
+		scx_obj_dec(ibpd->device, SCX_OBJ_PD);
+	return err;
+}
+
+/* Pins the page of a user doorbell record; returns its bus address. */
+int scx_pin_dbrec(struct ib_device *ib, u64 uaddr, struct ib_umem **umem, u64 *bus)
+{
+	u64 *pages;
+	u32 n;
+
+	if (uaddr & 7)
+		return -EINVAL;
+	*umem = ib_umem_get(ib, uaddr & PAGE_MASK, PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(*umem))
+		return PTR_ERR(*umem);
+	pages = scx_umem_pages(*umem, PAGE_SHIFT, &n);
+	if (!pages) {
+		ib_umem_release(*umem);
+		return -ENOMEM;
+	}
+	*bus = pages[0] + (uaddr & ~PAGE_MASK);
+	kvfree(pages);
+	return 0;
+}
+
+u32 scx_access(int acc)
+{
+	return (acc & IB_ACCESS_LOCAL_WRITE ? SCX_ACCESS_LOCAL_WRITE : 0) |
+	       (acc & IB_ACCESS_REMOTE_WRITE ? SCX_ACCESS_REMOTE_WRITE : 0) |
+	       (acc & IB_ACCESS_REMOTE_READ ? SCX_ACCESS_REMOTE_READ : 0) |
+	       (acc & IB_ACCESS_REMOTE_ATOMIC ? SCX_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+#define SCX_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING)
+
+struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+				     int access, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	struct scx_mr_params p = {};
+	struct scx_mr *mr;
+	u32 key;
+	int err;
+
+	if (access & ~SCX_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	p.pdn = pd->pdn;
+	p.access = scx_access(access);
+	p.iova = iova;
+	p.length = length;
+	p.page_shift = PAGE_SHIFT;
+	ib_umem_find_best_pgsz(mr->umem, PAGE_SIZE, iova); /* sets the umem's iova */
+	p.pages = scx_umem_pages(mr->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	err = scx_verbs_create_mkey(to_drv(ibpd->device), &p, &key);
+	kvfree(p.pages);
+	if (err)
+		goto err_umem;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	scx_obj_inc(ibpd->device, SCX_OBJ_MR);
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
+	int err;
+
+	err = scx_verbs_destroy_mkey(to_drv(ibmr->device), ibmr->lkey);
+	if (err)
+		return err;
+	ib_umem_release(mr->umem);
+	scx_obj_dec(ibmr->device, SCX_OBJ_MR);
+	kfree(mr);
+	return 0;
+}
+
+static void scx_cq_comp(void *ctx)
+{
+	struct ib_cq *ibcq = ctx;
+
+	if (ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+static void scx_cq_event(void *ctx, u8 type)
+{
+	struct ib_cq *ibcq = ctx;
+	struct ib_event ev = {
+		.device = ibcq->device,
+		.element.cq = ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (ibcq->event_handler)
+		ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
+	struct scx_ibcq *cq = container_of(ibcq, struct scx_ibcq, ibcq);
+	struct mlx5_ib_create_cq_resp resp = {};
+	struct mlx5_ib_create_cq ucmd = {};
+	struct scx_cq_params p = {};
+	struct scx_ib_device_attr a;
+	u32 entries, cqn;
+	int err;
+
+	/* Kernel consumers (no udata) are not served yet. */
+	if (!udata || !uc)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetof(struct mlx5_ib_create_cq, flags))
+		return -EINVAL;
+	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
+	if (err)
+		return err;
+	if (ucmd.cqe_comp_en || ucmd.flags)
+		return -EOPNOTSUPP;
+	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) || (ucmd.buf_addr & ~PAGE_MASK) ||
+	    (ucmd.db_addr & 7))
+		return -EINVAL;
+	err = scx_verbs_query_device(to_drv(ibcq->device), &a);
+	if (err)
+		return err;
+	if (attr->cqe < 1 || attr->cqe > a.max_cqe)
+		return -EINVAL;
+	entries = roundup_pow_of_two(attr->cqe + 1);
+
+	cq->umem = ib_umem_get(ibcq->device, ucmd.buf_addr, (size_t)entries * ucmd.cqe_size,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	err = scx_pin_dbrec(ibcq->device, ucmd.db_addr, &cq->db_umem, &p.dbr_addr);
+	if (err)
+		goto err_umem;
+
+	p.log_size = ilog2(entries);
+	p.cqe_size = ucmd.cqe_size;
+	p.uar_index = uc->uar_index[0];
+	p.comp_vector = attr->comp_vector;
+	p.page_shift = PAGE_SHIFT;
+	p.ctx = ibcq;
+	p.comp = scx_cq_comp;
+	p.event = scx_cq_event;
+	p.pages = scx_umem_pages(cq->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_db;
+	}
+	err = scx_verbs_create_cq(to_drv(ibcq->device), &p, &cq->core, &cqn);
+	kvfree(p.pages);
+	if (err)
+		goto err_db;
+	cq->cqn = cqn;
+	resp.cqn = cqn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_cq;
+	ibcq->cqe = entries - 1;
+	scx_obj_inc(ibcq->device, SCX_OBJ_CQ);
+	return 0;
+
+err_cq:
+	scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
+err_db:
+	ib_umem_release(cq->db_umem);
+err_umem:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct scx_ibcq *cq = container_of(ibcq, struct scx_ibcq, ibcq);
+	int err;
+
+	err = scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
+	ib_umem_release(cq->db_umem);
+	ib_umem_release(cq->umem);
+	scx_obj_dec(ibcq->device, SCX_OBJ_CQ);
+	return err;
+}
+/*
+ * Address handles are the user's own business on mlx5 (the AV lives in the
+ * WQE); the kernel only tells libmlx5 the destination MAC the core resolved.
+ */
+int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata)
+{
+	struct rdma_ah_attr *attr = init->ah_attr;
+	struct mlx5_ib_create_ah_resp resp = {};
+	size_t min_len = offsetofend(struct mlx5_ib_create_ah_resp, dmac);
+	int err;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE || !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < min_len)
+			return -EINVAL;
+		resp.response_length = min_len;
+		memcpy(resp.dmac, attr->roce.dmac, ETH_ALEN);
+		err = ib_copy_to_udata(udata, &resp, resp.response_length);
+		if (err)
+			return err;
+	}
+	scx_obj_inc(ibah->device, SCX_OBJ_AH);
+	return 0;
+}
+
+int scx_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	scx_obj_dec(ibah->device, SCX_OBJ_AH);
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the ib_device files share: object structs and small helpers. */
+#ifndef SOFTCX_IB_PRIV_H
+#define SOFTCX_IB_PRIV_H
+
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "softcx/verbs.h"
+#include "device.h"
+
+#define SCX_MAX_USER_UARS 256
+#define SCX_MMAP_CMD_SHIFT 8
+/* A send WQE basic block (WQEBB). */
+#define SCX_SEND_WQE_BB 64
+
+struct scx_ibdev {
+	struct ib_device ib;
+	struct scx_kdev *kdev;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	struct list_head node;
+	bool link_up;
+};
+
+struct scx_ucontext {
+	struct ib_ucontext ibuc;
+	unsigned int num_uars;
+	u32 uar_index[SCX_MAX_USER_UARS];
+	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
+};
+
+/* A user UAR page: ordinary memory the user maps; the hca owns its index. */
+struct scx_uar_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	struct page *page;
+};
+
+struct scx_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct scx_ah {
+	struct ib_ah ibah;
+};
+
+struct scx_qp {
+	struct ib_qp ibqp;
+	struct mutex lock; /* serialises modify_qp and keeps state */
+	enum ib_qp_state state;
+	struct ib_qp_cap cap;
+	struct ib_umem *umem;
+	struct ib_umem *db_umem;
+};
+
+struct scx_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+struct scx_ibcq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	struct scx_cq *core;
+	struct ib_umem *umem;
+	struct ib_umem *db_umem;
+};
+
+static inline struct scx_ibdev *to_sdev(struct ib_device *ib)
+{
+	return container_of(ib, struct scx_ibdev, ib);
+}
+
+static inline struct scx_drv *to_drv(struct ib_device *ib)
+{
+	return to_sdev(ib)->kdev->drv;
+}
+
+static inline void scx_obj_inc(struct ib_device *ib, enum scx_obj_type t)
+{
+	atomic_inc(&to_sdev(ib)->kdev->objs[t]);
+}
+
+static inline void scx_obj_dec(struct ib_device *ib, enum scx_obj_type t)
+{
+	atomic_dec(&to_sdev(ib)->kdev->objs[t]);
+}
+
+u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n);
+int scx_pin_dbrec(struct ib_device *ib, u64 uaddr, struct ib_umem **umem, u64 *bus);
+u32 scx_access(int acc);
+
+/* ib_mem.c */
+int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova, int access,
+			      struct ib_udata *udata);
+int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
+int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);
+int scx_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* ib_qp.c */
+int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
+int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
+int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_qp_init_attr *init);
+
+#endif

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Queue pairs of a softcx ib_device: created, moved and queried by PRM command. */
+#include "kmod.h"
+
+#include <linux/etherdevice.h>
+#include <rdma/mlx5-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ib_priv.h"
+
+#define SCX_QP_FLAGS_OK MLX5_QP_FLAG_SCATTER_CQE
+
+int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+	struct scx_pd *pd = container_of(ibqp->pd, struct scx_pd, ibpd);
+	struct mlx5_ib_create_qp_resp resp = {};
+	struct scx_qp_create_params p = {};
+	struct mlx5_ib_create_qp ucmd = {};
+	struct scx_ib_device_attr a;
+	struct ib_cq *scq = init->send_cq, *rcq = init->recv_cq;
+	u64 rq_bytes, sq_bytes;
+	u32 qpn;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		p.type = SCX_QPT_RC;
+		break;
+	case IB_QPT_UC:
+		p.type = SCX_QPT_UC;
+		break;
+	case IB_QPT_UD:
+		p.type = SCX_QPT_UD;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	/* Kernel consumers (no udata) are not served yet. */
+	if (!udata || !uc)
+		return -EOPNOTSUPP;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
+		return -EINVAL;
+	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
+	if (err)
+		return err;
+	if (ucmd.flags & ~SCX_QP_FLAGS_OK)
+		return -EINVAL;
+	err = scx_verbs_query_device(to_drv(ibqp->device), &a);
+	if (err)
+		return err;
+	if (init->cap.max_send_wr > a.max_qp_wr || init->cap.max_recv_wr > a.max_qp_wr ||
+	    init->cap.max_send_sge > a.max_send_sge || init->cap.max_recv_sge > a.max_recv_sge ||
+	    init->cap.max_inline_data > a.max_send_sge * 16)
+		return -EINVAL;
+	if ((ucmd.buf_addr & ~PAGE_MASK) || ucmd.sq_wqe_count > a.max_qp_wr ||
+	    ucmd.rq_wqe_count > a.max_qp_wr || ucmd.rq_wqe_shift < 4 ||
+	    (1U << min(ucmd.rq_wqe_shift, 31U)) > a.max_recv_sge * 16 ||
+	    (ucmd.uidx & ~0xffffffU) || (init->srq && ucmd.rq_wqe_count) ||
+	    (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC && init->qp_type != IB_QPT_UD))
+		return -EINVAL;
+	rq_bytes = (u64)ucmd.rq_wqe_count << ucmd.rq_wqe_shift;
+	sq_bytes = (u64)ucmd.sq_wqe_count * SCX_SEND_WQE_BB;
+	if (!rq_bytes && !sq_bytes)
+		return -EINVAL;
+
+	mutex_init(&qp->lock);
+	qp->umem = ib_umem_get(ibqp->device, ucmd.buf_addr, rq_bytes + sq_bytes, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(qp->umem))
+		return PTR_ERR(qp->umem);
+	err = scx_pin_dbrec(ibqp->device, ucmd.db_addr, &qp->db_umem, &p.dbr_addr);
+	if (err)
+		goto err_umem;
+
+	p.pdn = pd->pdn;
+	p.send_cqn = container_of(scq, struct scx_ibcq, ibcq)->cqn;
+	p.recv_cqn = container_of(rcq, struct scx_ibcq, ibcq)->cqn;
+	if (init->srq) {
+		p.has_srq = 1;
+		p.srqn = init->srq->ext.xrc.srq_num;
+	}
+	p.uar_index = uc->uar_index[0];
+	p.user_index = ucmd.uidx;
+	p.sq_wqebbs = ucmd.sq_wqe_count;
+	p.rq_wqes = ucmd.rq_wqe_count;
+	p.rq_wqe_shift = ucmd.rq_wqe_shift;
+	p.page_shift = PAGE_SHIFT;
+	p.pages = scx_umem_pages(qp->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_db;
+	}
+	err = scx_verbs_create_qp(to_drv(ibqp->device), &p, &qpn);
+	kvfree(p.pages);
+	if (err)
+		goto err_db;
+	ibqp->qp_num = qpn;
+	qp->state = IB_QPS_RESET;
+	/* libmlx5 reports the send side itself; the receive side is ours. */
+	init->cap.max_recv_wr = ucmd.rq_wqe_count;
+	init->cap.max_recv_sge = ucmd.rq_wqe_count ? (1U << ucmd.rq_wqe_shift) / 16 : 0;
+	qp->cap = init->cap;
+	resp.bfreg_index = 0;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_qp;
+	scx_obj_inc(ibqp->device, SCX_OBJ_QP);
+	return 0;
+
+err_qp:
+	scx_verbs_destroy_qp(to_drv(ibqp->device), qpn);
+err_db:
+	ib_umem_release(qp->db_umem);
+err_umem:
+	ib_umem_release(qp->umem);
+	return err;
+}
+
+int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+	int err;
+
+	err = scx_verbs_destroy_qp(to_drv(ibqp->device), ibqp->qp_num);
+	if (err)
+		return err;
+	ib_umem_release(qp->db_umem);
+	ib_umem_release(qp->umem);
+	scx_obj_dec(ibqp->device, SCX_OBJ_QP);
+	return 0;
+}
+
+static int scx_check_qp_attr(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask)
+{
+	struct scx_ib_device_attr a;
+	int err;
+
+	err = scx_verbs_query_device(to_drv(ibqp->device), &a);
+	if (err)
+		return err;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) && (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > a.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic > a.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_AV) && !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	return 0;
+}
+
+static void scx_fill_path(struct ib_qp *ibqp, struct ib_qp_attr *attr, struct scx_qp_attr *m)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+
+	memcpy(m->dmac, attr->ah_attr.roce.dmac, ETH_ALEN);
+	memcpy(m->dgid, grh->dgid.raw, sizeof(m->dgid));
+	m->sgid_index = grh->sgid_index;
+	m->hop_limit = grh->hop_limit;
+	m->tclass = grh->traffic_class;
+	m->flow_label = grh->flow_label;
+	m->sl = rdma_ah_get_sl(&attr->ah_attr);
+	m->udp_sport = rdma_get_udp_sport(grh->flow_label, ibqp->qp_num,
+					  attr->dest_qp_num);
+}
+
+int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata)
+{
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+	struct scx_qp_attr m = {};
+	enum ib_qp_state cur, new;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	mutex_lock(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = scx_check_qp_attr(ibqp, attr, mask);
+	if (err)
+		goto out;
+	/* Nothing to tell the device: RESET to RESET with no attributes. */
+	if (cur == IB_QPS_RESET && new == IB_QPS_RESET)
+		goto out;
+
+	m.type = ibqp->qp_type == IB_QPT_RC ? SCX_QPT_RC :
+		 ibqp->qp_type == IB_QPT_UC ? SCX_QPT_UC : SCX_QPT_UD;
+	m.cur_state = cur;
+	m.new_state = new;
+	m.mask = mask;
+	m.access = scx_access(attr->qp_access_flags);
+	m.qkey = attr->qkey;
+	m.rq_psn = attr->rq_psn;
+	m.sq_psn = attr->sq_psn;
+	m.dest_qpn = attr->dest_qp_num;
+	m.path_mtu = attr->path_mtu;
+	m.timeout = attr->timeout;
+	m.retry_cnt = attr->retry_cnt;
+	m.rnr_retry = attr->rnr_retry;
+	m.min_rnr_timer = attr->min_rnr_timer;
+	m.max_rd_atomic = attr->max_rd_atomic;
+	m.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	m.port = 1;
+	m.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_AV)
+		scx_fill_path(ibqp, attr, &m);
+	err = scx_verbs_modify_qp(to_drv(ibqp->device), ibqp->qp_num, &m);
+	if (!err)
+		qp->state = new;
+out:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+			struct ib_qp_init_attr *init)
+{
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+	struct scx_qp_attr q;
+	int err;
+
+	err = scx_verbs_query_qp(to_drv(ibqp->device), ibqp->qp_num, &q);
+	if (err)
+		return err;
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = q.new_state;
+	attr->cur_qp_state = q.new_state;
+	attr->path_mtu = q.path_mtu ? q.path_mtu : IB_MTU_256;
+	attr->qkey = q.qkey;
+	attr->rq_psn = q.rq_psn;
+	attr->sq_psn = q.sq_psn;
+	attr->dest_qp_num = q.dest_qpn;
+	attr->qp_access_flags = (q.access & SCX_ACCESS_REMOTE_READ ? IB_ACCESS_REMOTE_READ : 0) |
+				(q.access & SCX_ACCESS_REMOTE_WRITE ? IB_ACCESS_REMOTE_WRITE : 0) |
+				(q.access & SCX_ACCESS_REMOTE_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
+	attr->pkey_index = q.pkey_index;
+	attr->port_num = 1;
+	attr->timeout = q.timeout;
+	attr->retry_cnt = q.retry_cnt;
+	attr->rnr_retry = q.rnr_retry;
+	attr->min_rnr_timer = q.min_rnr_timer;
+	attr->max_rd_atomic = q.max_rd_atomic;
+	attr->max_dest_rd_atomic = q.max_dest_rd_atomic;
+	attr->cap = qp->cap;
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC) {
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr->ah_attr, 1);
+		rdma_ah_set_grh(&attr->ah_attr, NULL, q.flow_label, q.sgid_index, q.hop_limit,
+				q.tclass);
+		rdma_ah_set_dgid_raw(&attr->ah_attr, q.dgid);
+	}
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	return 0;
+}
