@@ -54,6 +54,14 @@ struct scx_qp {
 	struct ib_umem *db_umem;
 };
 
+struct scx_srq {
+	struct ib_srq ibsrq;
+	u32 max_wr;
+	u32 max_sge;
+	struct ib_umem *umem;
+	struct ib_umem *db_umem;
+};
+
 struct scx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -107,5 +115,10 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
 int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_qp_init_attr *init);
+int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);
+int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata);
+int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 
 #endif

@@ -274,3 +274,124 @@ int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->sq_sig_type = IB_SIGNAL_REQ_WR;
 	return 0;
 }
+
+int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+	struct scx_pd *pd = container_of(ibsrq->pd, struct scx_pd, ibpd);
+	struct mlx5_ib_create_srq_resp resp = {};
+	struct scx_srq_create_params p = {};
+	struct mlx5_ib_create_srq ucmd = {};
+	struct scx_ib_device_attr a;
+	u32 max, desc, srqn;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetof(struct mlx5_ib_create_srq, uidx))
+		return -EINVAL;
+	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
+	if (err)
+		return err;
+	if (ucmd.flags || (ucmd.buf_addr & ~PAGE_MASK))
+		return -EINVAL;
+	err = scx_verbs_query_device(to_drv(ibsrq->device), &a);
+	if (err)
+		return err;
+	if (!init->attr.max_wr || init->attr.max_wr > a.max_srq_wr || init->attr.max_sge > a.max_srq_sge)
+		return -EINVAL;
+	/* The sizes libmlx5 derived the same way for its buffer. */
+	max = roundup_pow_of_two(init->attr.max_wr + 1);
+	desc = max_t(u32, 32, roundup_pow_of_two(16 + 16 * init->attr.max_sge));
+
+	srq->umem = ib_umem_get(ibsrq->device, ucmd.buf_addr, (size_t)max * desc, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(srq->umem))
+		return PTR_ERR(srq->umem);
+	err = scx_pin_dbrec(ibsrq->device, ucmd.db_addr, &srq->db_umem, &p.dbr_addr);
+	if (err)
+		goto err_umem;
+	p.pdn = pd->pdn;
+	p.log_size = ilog2(max);
+	p.wqe_shift = ilog2(desc);
+	p.page_shift = PAGE_SHIFT;
+	p.pages = scx_umem_pages(srq->umem, PAGE_SHIFT, &p.npages);
+	if (!p.pages) {
+		err = -ENOMEM;
+		goto err_db;
+	}
+	err = scx_verbs_create_srq(to_drv(ibsrq->device), &p, &srqn);
+	kvfree(p.pages);
+	if (err)
+		goto err_db;
+	if (init->attr.srq_limit) {
+		err = scx_verbs_arm_srq(to_drv(ibsrq->device), srqn, init->attr.srq_limit);
+		if (err)
+			goto err_srq;
+	}
+	ibsrq->ext.xrc.srq_num = srqn;
+	srq->max_wr = max - 1;
+	srq->max_sge = (desc - 16) / 16;
+	init->attr.max_wr = srq->max_wr;
+	init->attr.max_sge = srq->max_sge;
+	resp.srqn = srqn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_srq;
+	scx_obj_inc(ibsrq->device, SCX_OBJ_SRQ);
+	return 0;
+
+err_srq:
+	scx_verbs_destroy_srq(to_drv(ibsrq->device), srqn);
+err_db:
+	ib_umem_release(srq->db_umem);
+err_umem:
+	ib_umem_release(srq->umem);
+	return err;
+}
+
+int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+	int err;
+
+	err = scx_verbs_destroy_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num);
+	if (err)
+		return err;
+	ib_umem_release(srq->db_umem);
+	ib_umem_release(srq->umem);
+	scx_obj_dec(ibsrq->device, SCX_OBJ_SRQ);
+	return 0;
+}
+
+int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
+		   struct ib_udata *udata)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+
+	/* Resizing is not supported, as on mlx5. */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EINVAL;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->max_wr)
+			return -EINVAL;
+		return scx_verbs_arm_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num, attr->srq_limit);
+	}
+	return 0;
+}
+
+int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+	u16 limit;
+	int err;
+
+	err = scx_verbs_query_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num, &limit);
+	if (err)
+		return err;
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = limit;
+	return 0;
+}

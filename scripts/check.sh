@@ -45,7 +45,14 @@ guest() {
 	local name=$1 script=$2 rc=0
 	shift 2
 	echo "---- guest $name"
-	tests/vm/run-guest.sh -l "$out/$name" "$@" "$script" >"$out/$name.log" 2>&1 || rc=$?
+	# Options for run-guest.sh, then "--" and extra kernel arguments.
+	local opts=() kargs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift && kargs=(-- "$@")
+	tests/vm/run-guest.sh -l "$out/$name" "${opts[@]}" "$script" "${kargs[@]}" >"$out/$name.log" 2>&1 || rc=$?
 	count_results "$out/$name/results.log" "$name"
 	if tests/vm/scan-log.sh "$out/$name/console.log" >>"$out/$name.log" 2>&1; then
 		ok "$name/kernel_log_clean"
@@ -85,20 +92,23 @@ stage kmod_style perl "$SOFTCX_CACHE_SRC/scripts/checkpatch.pl" --no-tree --ters
 
 echo "---- stock kernel ($KVER)"
 ko=build/kmod-stock/src/softcx.ko
+stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" "$out/overlay-stock/"
+	cp "$ko" build/verbs/verbs_objects "$out/overlay-stock/"
 	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
 	guest stock_cmd tests/vm/guest/softcx-cmd.sh -o "$out/overlay-stock"
 	guest stock_ib tests/vm/guest/softcx-ib.sh -o "$out/overlay-stock"
+	guest stock_objects tests/vm/guest/verbs-objects.sh -t 1200 -o "$out/overlay-stock"
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
 if stage test_kernel make test-kernel && stage module_testk make module-testk; then
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
-	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko "$out/overlay-testk/"
+	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
+		"$out/overlay-testk/"
 	guest testk_kunit tests/vm/guest/kunit.sh -k "$kdir" -o "$out/overlay-testk"
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
@@ -123,6 +133,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	guest testk_load tests/vm/guest/softcx-load.sh -k "$kdir" -o "$out/overlay-testk"
 	guest testk_cmd tests/vm/guest/softcx-cmd.sh -k "$kdir" -o "$out/overlay-testk"
 	guest testk_ib tests/vm/guest/softcx-ib.sh -k "$kdir" -o "$out/overlay-testk"
+	guest testk_objects tests/vm/guest/verbs-objects.sh -t 1800 -k "$kdir" -o "$out/overlay-testk" -- vo_iter=100
 fi
 
 echo

@@ -5,6 +5,7 @@
 #include "driver/qp_cmds.h"
 #include "prm/cmd.h"
 #include "prm/qp.h"
+#include "prm/srq.h"
 #include "softcx/verbs.h"
 
 using namespace scx;
@@ -251,6 +252,46 @@ int scx_verbs_query_qp(struct scx_drv *drv, uint32_t qpn, struct scx_qp_attr *a)
 	a->tclass = u8(prm::get(path, prm::ads::tclass));
 	a->flow_label = prm::get(path, prm::ads::flow_label);
 	copy_bytes(a->dgid, prm::at(path, prm::ads::rgid_rip), sizeof(a->dgid));
+	return 0;
+}
+
+int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params *p, uint32_t *srqn)
+{
+	if (p->wqe_shift < 4 || p->page_shift < 12 || !p->npages)
+		return -int(errc::inval);
+	qc::srq_params q;
+	q.pd = p->pdn;
+	q.cqn = p->cqn;
+	q.log_size = p->log_size;
+	q.wqe_shift = p->wqe_shift;
+	q.dbr_addr = p->dbr_addr;
+	q.buf.pas = p->pages;
+	q.buf.npas = p->npages;
+	q.buf.log_page_size = p->page_shift - 12;
+	result<u32> n = qc::create_srq(drv->dev.cmd(), q);
+	if (!n)
+		return n.error().to_errno();
+	*srqn = *n;
+	return 0;
+}
+
+int scx_verbs_destroy_srq(struct scx_drv *drv, uint32_t srqn)
+{
+	return qc::destroy_srq(drv->dev.cmd(), srqn).to_errno();
+}
+
+int scx_verbs_arm_srq(struct scx_drv *drv, uint32_t srqn, uint16_t limit)
+{
+	return qc::arm_srq(drv->dev.cmd(), srqn, limit).to_errno();
+}
+
+int scx_verbs_query_srq(struct scx_drv *drv, uint32_t srqn, uint16_t *limit)
+{
+	u8 srqc[prm::srqc::size_bytes] = {};
+	status s = qc::query_srq(drv->dev.cmd(), srqn, srqc);
+	if (!s)
+		return s.to_errno();
+	*limit = u16(prm::get(srqc, prm::srqc::lwm));
 	return 0;
 }
 

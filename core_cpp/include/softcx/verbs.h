@@ -167,6 +167,23 @@ int scx_verbs_modify_qp(struct scx_drv *drv, uint32_t qpn, const struct scx_qp_a
 /* QUERY_QP: fills state, qkey, psns, dest_qpn, path_mtu, access, timers. */
 int scx_verbs_query_qp(struct scx_drv *drv, uint32_t qpn, struct scx_qp_attr *a);
 
+/* Shared receive queues. */
+struct scx_srq_create_params {
+	uint32_t pdn;
+	uint32_t cqn;
+	uint32_t log_size;   /* 2^log_size WQEs ... */
+	uint32_t wqe_shift;  /* ... of 1 << wqe_shift bytes */
+	uint64_t dbr_addr;
+	uint32_t page_shift;
+	uint32_t npages;
+	const uint64_t *pages;
+};
+int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params *p, uint32_t *srqn);
+int scx_verbs_destroy_srq(struct scx_drv *drv, uint32_t srqn);
+/* The limit whose crossing raises SRQ_LIMIT_REACHED once (ARM_RQ). */
+int scx_verbs_arm_srq(struct scx_drv *drv, uint32_t srqn, uint16_t limit);
+int scx_verbs_query_srq(struct scx_drv *drv, uint32_t srqn, uint16_t *limit);
+
 #ifdef __cplusplus
 }
 #endif
