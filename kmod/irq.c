@@ -10,6 +10,7 @@
 #include <linux/bitmap.h>
 #include <linux/irq.h>
 #include <linux/irq_work.h>
+#include <linux/irqdesc.h>
 #include <linux/irqdomain.h>
 #include <linux/slab.h>
 
@@ -124,4 +125,23 @@ void scx_irqs_raise(struct scx_irqs *irqs, unsigned int vec)
 unsigned int scx_irqs_virq(struct scx_irqs *irqs, unsigned int vec)
 {
 	return vec < irqs->nvec ? irqs->virq[vec] : 0;
+}
+
+/* Interrupts taken on a vector, summed over CPUs as /proc/interrupts shows them. */
+unsigned long scx_irqs_count(struct scx_irqs *irqs, unsigned int vec)
+{
+	struct irq_data *d;
+	struct irq_desc *desc;
+	unsigned long sum = 0;
+	int cpu;
+
+	if (vec >= irqs->nvec)
+		return 0;
+	d = irq_get_irq_data(irqs->virq[vec]);
+	if (!d)
+		return 0;
+	desc = irq_data_to_desc(d);
+	for_each_possible_cpu(cpu)
+		sum += irq_desc_kstat_cpu(desc, cpu);
+	return sum;
 }

@@ -17,5 +17,7 @@ void scx_irqs_destroy(struct scx_irqs *irqs);
 void scx_irqs_raise(struct scx_irqs *irqs, unsigned int vec);
 /* The Linux irq number of a vector, for request_irq(); 0 if out of range. */
 unsigned int scx_irqs_virq(struct scx_irqs *irqs, unsigned int vec);
+/* Interrupts taken on a vector so far (its /proc/interrupts counts, summed). */
+unsigned long scx_irqs_count(struct scx_irqs *irqs, unsigned int vec);
 
 #endif
