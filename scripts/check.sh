@@ -96,11 +96,12 @@ stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" build/verbs/verbs_objects "$out/overlay-stock/"
+	cp "$ko" build/verbs/verbs_objects tests/vm/guest/pyverbs-known-failures.txt "$out/overlay-stock/"
 	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
 	guest stock_cmd tests/vm/guest/softcx-cmd.sh -o "$out/overlay-stock"
 	guest stock_ib tests/vm/guest/softcx-ib.sh -o "$out/overlay-stock"
 	guest stock_objects tests/vm/guest/verbs-objects.sh -t 1200 -o "$out/overlay-stock"
+	guest stock_pyverbs tests/vm/guest/pyverbs.sh -t 1800 -o "$out/overlay-stock"
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
