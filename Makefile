@@ -114,7 +114,9 @@ bench: module
 # --- fuzzing: libFuzzer over the hca's command interface ---------------------
 # `make fuzz` builds tests/fuzz/fuzz_cmdq, fuzzes for FUZZ_SECONDS starting
 # from the corpus and fresh seeds, then minimises everything back into the
-# corpus; `make fuzz-replay` runs the corpus and the regression inputs once.
+# corpus (by edges only, -use_counters=0, which keeps it to a few hundred
+# small files); `make fuzz-replay` runs the corpus and the regression inputs
+# once.
 FUZZ_CXX ?= clang++
 FUZZ_SECONDS ?= 600
 FUZZ_DIR := $(BUILD)/fuzz
@@ -154,7 +156,7 @@ fuzz: $(FUZZ_BIN)
 	SCX_FUZZ_SEEDS=$(FUZZ_DIR)/seeds $(FUZZ_BIN)
 	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/new $(FUZZ_CORPUS) $(FUZZ_DIR)/seeds
-	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -merge=1 $(FUZZ_DIR)/merged \
+	$(FUZZ_RUN) $(FUZZ_BIN) $(FUZZ_OPTS) -merge=1 -use_counters=0 $(FUZZ_DIR)/merged \
 		$(FUZZ_CORPUS) $(FUZZ_DIR)/seeds $(FUZZ_DIR)/new
 	rm -f $(FUZZ_CORPUS)/*
 	cp $(FUZZ_DIR)/merged/* $(FUZZ_CORPUS)/

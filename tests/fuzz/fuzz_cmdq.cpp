@@ -180,7 +180,11 @@ struct reader {
 		p += k;
 		n -= k;
 	}
-	u16 be16() { return u16(byte() << 8 | byte()); }
+	u16 be16()
+	{
+		u16 hi = byte();
+		return u16(hi << 8 | byte());
+	}
 	u64 be64()
 	{
 		u64 v = 0;
