@@ -67,6 +67,8 @@
 #include "prm/pages.h"
 #include "prm/pd.h"
 #include "prm/q_counter.h"
+#include "prm/qp.h"
+#include "prm/srq.h"
 #include "prm/uar.h"
 #include "prm/vport.h"
 #include "softcx/env.h"
@@ -992,14 +994,117 @@ void write_seeds(const char *dir)
 		prm::set(dp.data(), prm::dealloc_pd_in::pd, 1);
 		add("destroy_mkey_then_pd", seed(4).cmd(op::destroy_mkey, d).cmd(op::dealloc_pd, dp));
 	}
-	// QP and SRQ commands: the header and a zeroed body, at the object
-	// level (their handlers judge the rest).
+	// QP and SRQ commands: each with a zeroed body, then the real paths on
+	// the level-4 objects (PD 1, UAR 8, CQ 0, Q counter 1): an SRQ, an RC QP
+	// taken RST -> INIT -> RTR -> RTS -> ERR -> RST and destroyed, a UD QP
+	// on the SRQ.
 	for (u16 qop : {op::create_qp, op::destroy_qp, op::rst2init_qp, op::init2init_qp, op::init2rtr_qp,
 			op::rtr2rts_qp, op::rts2rts_qp, op::sqerr2rts_qp, op::sqd_rts_qp, op::qp_2err, op::qp_2rst,
 			op::query_qp, op::create_srq, op::destroy_srq, op::query_srq, op::arm_rq}) {
 		char n[32];
 		std::snprintf(n, sizeof(n), "qp_srq_%x", qop);
 		add(n, seed(4).cmd(qop, msg_of(qop, 0x200)));
+	}
+	{
+		namespace q = prm::qpc;
+		namespace a = prm::ads;
+		namespace si = prm::create_srq_in;
+		auto srq = msg_of(op::create_srq, si::size_bytes + 8);
+		u8 *sc = prm::at(srq.data(), si::srq_context_entry);
+		prm::set(sc, prm::srqc::log_srq_size, 4);
+		prm::set(sc, prm::srqc::log_rq_stride, 2);
+		prm::set(sc, prm::srqc::pd, 1);
+		prm::set(sc, prm::srqc::lwm, 2);
+		prm::set(sc, prm::srqc::dbr_addr, sym(0, 3 * 4096));
+		store_be<u64>(srq.data() + si::pas.byte_off, sym(0, 4 * 4096));
+		auto arm = msg_of(op::arm_rq, prm::arm_rq_in::size_bytes, prm::arm_rq_op_mod::srq);
+		prm::set(arm.data(), prm::arm_rq_in::srq_number, 1);
+		prm::set(arm.data(), prm::arm_rq_in::lwm, 3);
+		auto sq = msg_of(op::query_srq, 16);
+		prm::set(sq.data(), prm::query_srq_in::srqn, 1);
+		auto sd = msg_of(op::destroy_srq, 16);
+		prm::set(sd.data(), prm::destroy_srq_in::srqn, 1);
+		add("srq_create_arm_query_destroy",
+		    seed(4).cmd(op::create_srq, srq).cmd(op::arm_rq, arm).cmd(op::query_srq, sq).cmd(op::destroy_srq, sd));
+
+		namespace ci = prm::create_qp_in;
+		auto qp = [&](u8 st, bool with_srq) {
+			auto m = msg_of(op::create_qp, ci::size_bytes + 8);
+			u8 *c = prm::at(m.data(), ci::qpc);
+			prm::set(c, q::st, st);
+			prm::set(c, q::pm_state, prm::qpc_pm_state::migrated);
+			prm::set(c, q::pd, 1);
+			prm::set(c, q::uar_page, hca::hca_limits::first_uar);
+			prm::set(c, q::cqn_snd, 0);
+			prm::set(c, q::cqn_rcv, 0);
+			if (with_srq) {
+				prm::set(c, q::rq_type, prm::qp_rq_type::srq);
+				prm::set(c, q::srqn_rmpn_xrqn, 1);
+			} else {
+				prm::set(c, q::rq_type, prm::qp_rq_type::non_zero);
+				prm::set(c, q::log_rq_size, 3);
+				prm::set(c, q::log_rq_stride, 2);
+			}
+			prm::set(c, q::log_sq_size, 4);
+			prm::set(c, q::counter_set_id, 1);
+			prm::set(c, q::dbr_addr, sym(0, 3 * 4096 + 64));
+			store_be<u64>(m.data() + ci::pas.byte_off, sym(0, 5 * 4096));
+			return m;
+		};
+		auto modify = [&](u16 opcode, u8 st) {
+			bool ctx = opcode != op::qp_2err && opcode != op::qp_2rst;
+			auto m = msg_of(opcode, ctx ? prm::rst2init_qp_in::size_bytes : prm::qp_2rst_in::size_bytes);
+			prm::set(m.data(), prm::rst2init_qp_in::qpn, 2);
+			if (!ctx)
+				return m;
+			u8 *c = prm::at(m.data(), prm::rst2init_qp_in::qpc);
+			u8 *path = prm::at(c, q::primary_address_path);
+			prm::set(c, q::st, st);
+			if (opcode == op::rst2init_qp) {
+				prm::set(path, a::vhca_port_num, 1);
+				prm::set(c, q::rwe, 1);
+				prm::set(c, q::rre, 1);
+				if (st == prm::qpc_st::ud)
+					prm::set(c, q::q_key, 0x11111111);
+			} else if (opcode == op::init2rtr_qp) {
+				prm::set(c, q::mtu, prm::qpc_mtu::bytes_1k);
+				prm::set(c, q::log_msg_max, 30);
+				prm::set(c, q::remote_qpn, 0x42);
+				prm::set(path, a::vhca_port_num, 1);
+				prm::set(path, a::src_addr_index, 1);
+				prm::set(path, a::hop_limit, 64);
+				prm::set(c, q::log_rra_max, 2);
+			} else {
+				prm::set(c, q::next_send_psn, 0x200);
+				prm::set(c, q::retry_count, 7);
+				prm::set(c, q::log_sra_max, 2);
+			}
+			return m;
+		};
+		auto qq = msg_of(op::query_qp, 16);
+		prm::set(qq.data(), prm::query_qp_in::qpn, 2);
+		auto qd = msg_of(op::destroy_qp, 16);
+		prm::set(qd.data(), prm::destroy_qp_in::qpn, 2);
+		const u8 rc = prm::qpc_st::rc, ud = prm::qpc_st::ud;
+		add("qp_rc_create", seed(4).cmd(op::create_qp, qp(rc, false)));
+		add("qp_rc_to_rts", seed(4)
+					    .cmd(op::create_qp, qp(rc, false))
+					    .cmd(op::rst2init_qp, modify(op::rst2init_qp, rc))
+					    .cmd(op::init2rtr_qp, modify(op::init2rtr_qp, rc))
+					    .cmd(op::rtr2rts_qp, modify(op::rtr2rts_qp, rc))
+					    .cmd(op::query_qp, qq));
+		add("qp_rc_err_rst_destroy", seed(4)
+						     .cmd(op::create_qp, qp(rc, false))
+						     .cmd(op::rst2init_qp, modify(op::rst2init_qp, rc))
+						     .cmd(op::qp_2err, modify(op::qp_2err, rc))
+						     .cmd(op::qp_2rst, modify(op::qp_2rst, rc))
+						     .cmd(op::destroy_qp, qd));
+		add("qp_ud_srq", seed(4)
+					 .cmd(op::create_srq, srq)
+					 .cmd(op::create_qp, qp(ud, true))
+					 .cmd(op::rst2init_qp, modify(op::rst2init_qp, ud))
+					 .cmd(op::destroy_srq, sd)
+					 .cmd(op::destroy_qp, qd));
 	}
 	add("query_vport_state", seed(3).cmd(op::query_vport_state, msg_of(op::query_vport_state, 16)));
 	add("query_nic_vport_context",
