@@ -230,6 +230,12 @@ cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
 			return cqe_result::no_cq;
 		if (cq->status != prm::cq_status::ok)
 			return cqe_result::overrun;
+		// The context lives in a firmware page (see eq_engine::write_eqe).
+		if (cq->log_size > log_max_cq_sz_ || cq->page_shift < 12 || cq->page_shift > 30 ||
+		    (cq->cqe_size != 64 && cq->cqe_size != 128)) {
+			cq->status = prm::cq_status::write_fail;
+			return cqe_result::fault;
+		}
 		u32 nent = 1u << cq->log_size;
 		u32 ci;
 		if (!consumer_index(*cq, &ci)) {

@@ -168,6 +168,12 @@ void eq_engine::query(cmd_ctx &c)
 
 bool eq_engine::write_eqe(eq_ctx &eq, u8 type, u8 sub_type, const u8 *data)
 {
+	// The context lives in a firmware page: sizes the driver overwrote
+	// there are a write failure, not shifts out of range.
+	if (eq.log_size > lim_.log_max_eq_sz || eq.page_shift < 12 || eq.page_shift > 30) {
+		eq.status = eqc_write_failure;
+		return false;
+	}
 	u32 nent = 1u << eq.log_size;
 	if (eq.pi - eq.ci >= nent) {
 		eq.overruns++;

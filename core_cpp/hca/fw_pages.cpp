@@ -148,7 +148,12 @@ void fw_pages::free_slot(u32 handle)
 
 void *fw_pages::slot(u32 handle) const
 {
-	return page_cpu(handle / slots_per_page) + (handle % slots_per_page) * slot_size;
+	// A driver that wrote into pages it gave away may have changed a
+	// handle kept in a context: it then reaches scratch, never beyond.
+	u8 *p = page_of(handle / slots_per_page, kind::slots);
+	if (!p || !(descs_[handle / slots_per_page].used & (1u << (handle % slots_per_page))))
+		return scratch_;
+	return p + (handle % slots_per_page) * slot_size;
 }
 
 result<fw_list> fw_pages::alloc_list(u32 count)
@@ -183,24 +188,40 @@ void fw_pages::free_list(fw_list &l)
 {
 	if (l.index_page == no_page)
 		return;
-	u8 *index = page_cpu(l.index_page);
-	u32 ndata = (l.count + list_per_page - 1) / list_per_page;
-	for (u32 i = 0; i < ndata; i++)
-		free_page(load_be<u32>(index + 4 * i));
-	free_page(l.index_page);
+	// The list's descriptor and its index page are driver memory: what
+	// a driver overwrote there names no whole page and is skipped.
+	u8 *index = page_of(l.index_page, kind::whole);
+	u32 ndata = min((l.count + list_per_page - 1) / list_per_page, page_size / 4);
+	for (u32 i = 0; index && i < ndata; i++) {
+		u32 p = load_be<u32>(index + 4 * i);
+		if (page_of(p, kind::whole))
+			free_page(p);
+	}
+	if (index)
+		free_page(l.index_page);
 	l = fw_list{};
+}
+
+u8 *fw_pages::list_data(const fw_list &l, u32 i) const
+{
+	// Index and data page numbers come from driver memory (see slot()).
+	u8 *index = page_of(l.index_page, kind::whole);
+	if (!index || i / list_per_page >= page_size / 4)
+		return nullptr;
+	return page_of(load_be<u32>(index + 4 * (i / list_per_page)), kind::whole);
 }
 
 u64 fw_pages::list_get(const fw_list &l, u32 i) const
 {
-	u32 data = load_be<u32>(page_cpu(l.index_page) + 4 * (i / list_per_page));
-	return load_be<u64>(page_cpu(data) + 8 * (i % list_per_page));
+	// 0 for a damaged list: no bus address the device can reach.
+	u8 *data = list_data(l, i);
+	return data ? load_be<u64>(data + 8 * (i % list_per_page)) : 0;
 }
 
 void fw_pages::list_set(const fw_list &l, u32 i, u64 v)
 {
-	u32 data = load_be<u32>(page_cpu(l.index_page) + 4 * (i / list_per_page));
-	store_be<u64>(page_cpu(data) + 8 * (i % list_per_page), v);
+	if (u8 *data = list_data(l, i))
+		store_be<u64>(data + 8 * (i % list_per_page), v);
 }
 
 } // namespace scx::hca

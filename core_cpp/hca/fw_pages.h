@@ -72,12 +72,20 @@ private:
 	result<u32> alloc_page();
 	void free_page(u32 page);
 	u8 *page_cpu(u32 page) const { return descs_[page].cpu; }
+	// Page numbers and slot handles read back from a context or a list
+	// index live in driver memory: checked, null if not a page of kind k.
+	u8 *page_of(u32 page, kind k) const
+	{
+		return page < used_ && descs_[page].k == k ? descs_[page].cpu : nullptr;
+	}
+	u8 *list_data(const fw_list &l, u32 i) const;
 
 	bus::dma_space *dma_ = nullptr;
 	desc *descs_ = nullptr;
 	u32 max_ = 0;
 	u32 held_ = 0;
 	u32 used_ = 0; // descriptors ever used (high-water mark)
+	mutable u8 scratch_[slot_size] = {}; // what a bad slot handle reaches instead
 };
 
 } // namespace scx::hca

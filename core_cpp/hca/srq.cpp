@@ -194,7 +194,8 @@ void srq_table::arm(cmd_ctx &c)
 	srq_ctx *s = table_.get(prm::get(c.in, in::srq_number));
 	if (!s)
 		return (void)c.fail(st::bad_res_err, synd::srq_invalid);
-	if (lwm >= (1u << s->rt.log_size))
+	// log_size lives in a firmware page: bounded before the shift.
+	if (s->rt.log_size > log_max_srq_sz_ || lwm >= (1u << s->rt.log_size))
 		return (void)c.fail(st::bad_param_err, synd::srq_bad_lwm);
 	s->rt.lwm = u16(lwm);
 	s->rt.limit_armed = lwm != 0;
