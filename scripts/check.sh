@@ -81,10 +81,13 @@ gtest_counts() {
 stage deps make deps || { echo "0 passed, 1 failed"; exit 1; }
 
 echo "---- host"
-if make host-test >"$out/host.log" 2>&1; then :; else
-	grep -a -E 'FAILED|ERROR|error:' "$out/host.log" | head -30 | sed 's/^/    /'
-fi
+host_rc=0
+make host-test >"$out/host.log" 2>&1 || host_rc=$?
 gtest_counts "$out/host.log"
+if [ $host_rc != 0 ]; then
+	bad host_tests "make host-test exited $host_rc (log: $out/host.log)"
+	grep -a -E 'FAILED|ERROR|error:|runtime error' "$out/host.log" | head -30 | sed 's/^/    /'
+fi
 stage scan_log_selftest tests/vm/test-scan-log.sh
 stage fuzz_replay make fuzz-replay
 stage kmod_style perl "$SOFTCX_CACHE_SRC/scripts/checkpatch.pl" --no-tree --terse --quiet \
