@@ -120,7 +120,6 @@ static void irq_nop_events_count(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, di.cmd_events, 1u);
 	virq = api->vector_virq(kdev, SCX_VEC_ASYNC);
 
-	msleep(20); /* nothing in flight from bring-up */
 	snap_vector(test, SCX_VEC_ASYNC, &a0);
 	snap_vector(test, SCX_VEC_COMP(0), &c0);
 	KUNIT_ASSERT_EQ(test, api->eq_stat(kdev, 0, &eq0), 0);
@@ -137,7 +136,7 @@ static void irq_nop_events_count(struct kunit *test)
 		 */
 		usleep_range(200, 400);
 	}
-	msleep(20);
+	scx_kunit_quiesce(test);
 	snap_vector(test, SCX_VEC_ASYNC, &a1);
 	snap_vector(test, SCX_VEC_COMP(0), &c1);
 	KUNIT_ASSERT_EQ(test, api->eq_stat(kdev, 0, &eq1), 0);
@@ -271,7 +270,7 @@ static void irq_cq_completion_path(struct kunit *test)
 				      atomic_read(&probe->calls));
 		KUNIT_EXPECT_EQ(test, api->cq_poll(cq, 8), 1u);
 	}
-	msleep(SCX_QUIET_MS);
+	scx_kunit_quiesce(test);
 	snap_vector(test, SCX_VEC_COMP(1), &v1);
 	snap_vector(test, SCX_VEC_COMP(0), &o1);
 	snap_vector(test, SCX_VEC_ASYNC, &a1);
@@ -415,7 +414,6 @@ static void irq_port_change(struct kunit *test)
 	p.port_event = port_probe_event;
 	p.port_event_ctx = probe;
 	kdev = scx_kunit_fn_up(test, "scxk-port", &p);
-	msleep(20);
 	snap_vector(test, SCX_VEC_ASYNC, &a0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&probe->calls), 0);
 
@@ -437,6 +435,7 @@ static void irq_port_change(struct kunit *test)
 	msleep(SCX_QUIET_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&probe->calls), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&probe->in_hardirq), 2);
+	scx_kunit_quiesce(test);
 	snap_vector(test, SCX_VEC_ASYNC, &a1);
 	KUNIT_EXPECT_GE(test, a1.irqs - a0.irqs, 2ul);
 	KUNIT_EXPECT_EQ(test, a1.hardirq_runs - a0.hardirq_runs, a1.irqs - a0.irqs);

@@ -4,6 +4,7 @@
  * helpers the suites that run whole softcx functions share.
  */
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kmsg_dump.h>
@@ -69,7 +70,40 @@ struct scx_kdev *scx_kunit_fn_up(struct kunit *test, const char *name,
 	kdev = fn->api->kdev_create(name, p);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, kdev);
 	fn->kdev = kdev;
+	scx_kunit_quiesce(test);
 	return kdev;
+}
+
+/* Every vector's interrupt count and handler runs, for scx_kunit_quiesce(). */
+static bool scx_kunit_irq_state(struct scx_kunit_fn *fn, unsigned long *irqs)
+{
+	unsigned long runs, hard;
+	bool settled = true;
+	unsigned int v;
+
+	for (v = 0; v < fn->kdev->num_vectors; v++) {
+		irqs[v] = fn->api->vector_irqs(fn->kdev, v);
+		fn->api->vector_handler_runs(fn->kdev, v, &runs, &hard);
+		settled &= runs == irqs[v];
+	}
+	return settled;
+}
+
+void scx_kunit_quiesce(struct kunit *test)
+{
+	unsigned long a[SCX_MAX_VECTORS], b[SCX_MAX_VECTORS];
+	struct scx_kunit_fn *fn = test->priv;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		bool quiet = scx_kunit_irq_state(fn, a);
+
+		msleep(SCX_KUNIT_QUIET_MS);
+		quiet &= scx_kunit_irq_state(fn, b);
+		if (quiet && !memcmp(a, b, fn->kdev->num_vectors * sizeof(a[0])))
+			return;
+	}
+	KUNIT_FAIL(test, "%s: interrupts never stopped", fn->kdev->name);
 }
 
 bool scx_kunit_kmsg_has(const char *needle)

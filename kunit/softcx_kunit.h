@@ -27,11 +27,19 @@ void scx_kunit_fn_exit(struct kunit *test);
 
 /* Parameters of a function as the tests use it, unless a case changes them. */
 void scx_kunit_default_params(struct scx_kdev_params *p);
-/* Brings a function up (asserting it came up) and records it for exit. */
+/* Brings a function up (asserting it came up), records it for exit, quiesces. */
 struct scx_kdev *scx_kunit_fn_up(struct kunit *test, const char *name,
 				 const struct scx_kdev_params *p);
 /* Tears the recorded function down now (CQs first). */
 void scx_kunit_fn_down(struct kunit *test);
+
+/*
+ * Waits until no vector of the function takes interrupts for a while (the
+ * firmware-page work after bring-up is done, say) and every interrupt taken
+ * ran the handler. Fails the case if that never happens.
+ */
+#define SCX_KUNIT_QUIET_MS 50
+void scx_kunit_quiesce(struct kunit *test);
 
 /* Whether a line of the kernel log contains `needle`. */
 bool scx_kunit_kmsg_has(const char *needle);
