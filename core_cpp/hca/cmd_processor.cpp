@@ -134,14 +134,29 @@ void cmd_processor::run()
 	u32 todo = fresh | deferred_;
 	deferred_ = 0;
 	u64 next = ~u64(0);
+	u32 dropped = 0;
 	for (u32 slot = 0; slot < 32; slot++) {
 		if (!(todo & (1u << slot)))
 			continue;
+		if (drop_held_) { // disabled: what was in flight is not run
+			dropped |= 1u << slot;
+			continue;
+		}
 		u64 due = 0;
 		if (!process(slot, &due)) {
 			deferred_ |= 1u << slot;
 			next = min(next, due);
 		}
+	}
+	if (drop_held_) {
+		dropped |= deferred_;
+		if (dropped)
+			scx_env_log(SCX_LOG_INFO, "hca: disabled with commands in flight (slots 0x%x): dropped",
+				    dropped);
+		for (u32 slot = 0; slot < 32; slot++)
+			due_[slot] = 0;
+		deferred_ = 0;
+		drop_held_ = false;
 	}
 	if (deferred_) {
 		u64 now = scx_env_now_ns();

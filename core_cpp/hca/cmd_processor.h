@@ -52,6 +52,10 @@ public:
 	void write_addr_h(u32 v) { addr_h_.store(v); }
 	void write_addr_l(u32 v);
 	void ring(u32 mask);
+	// DISABLE_HCA (from the executor, in the work context): commands the
+	// engine still holds (delayed) are dropped, never completed, so nothing
+	// touches the queue or their mailboxes once the driver frees them.
+	void drop_held() { drop_held_ = true; }
 
 	u64 executed() const { return executed_.load(mo::relaxed); }
 
@@ -81,6 +85,7 @@ private:
 	// Only the work context touches these.
 	u64 base_ = 0;
 	u32 deferred_ = 0;
+	bool drop_held_ = false;
 	u64 due_[32] = {};
 	u8 *in_buf_ = nullptr;
 	u8 *out_buf_ = nullptr;

@@ -44,8 +44,10 @@ void device::disable_hca(cmd_ctx &c)
 		return (void)c.fail(st::bad_param_err, synd::bad_function);
 	if (state() == hca_state::initialized)
 		return (void)c.fail(st::bad_sys_state_err, synd::disable_initialized);
-	// Pages still held are forgotten: the driver owns them again.
+	// Pages still held are forgotten: the driver owns them again. So are
+	// commands still in progress: they never complete.
 	pages_.reset();
+	cmd_.drop_held();
 	state_.store(u32(hca_state::disabled));
 }
 
