@@ -142,6 +142,7 @@ int scx_env_completion_wait(struct scx_completion *c, unsigned int timeout_ms)
 
 struct scx_work {
 	struct delayed_work dw;
+	spinlock_t lock; /* queueing: the sooner of two requests wins */
 	scx_work_fn fn;
 	void *arg;
 };
@@ -160,6 +161,7 @@ struct scx_work *scx_env_work_new(scx_work_fn fn, void *arg)
 	if (!w)
 		return NULL;
 	INIT_DELAYED_WORK(&w->dw, scx_work_run);
+	spin_lock_init(&w->lock);
 	w->fn = fn;
 	w->arg = arg;
 	return w;
@@ -173,14 +175,25 @@ void scx_env_work_free(struct scx_work *w)
 	kfree(w);
 }
 
-void scx_env_work_queue(struct scx_work *w)
-{
-	queue_delayed_work(system_unbound_wq, &w->dw, 0);
-}
-
+/*
+ * queue_delayed_work() ignores a pending item: a request for "now" would
+ * wait for a timer set earlier for later. A sooner request moves the timer.
+ */
 void scx_env_work_queue_delayed(struct scx_work *w, unsigned int delay_us)
 {
-	queue_delayed_work(system_unbound_wq, &w->dw, usecs_to_jiffies(delay_us));
+	unsigned long delay = usecs_to_jiffies(delay_us);
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (!queue_delayed_work(system_unbound_wq, &w->dw, delay) &&
+	    timer_pending(&w->dw.timer) && time_before(jiffies + delay, READ_ONCE(w->dw.timer.expires)))
+		mod_delayed_work(system_unbound_wq, &w->dw, delay);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+void scx_env_work_queue(struct scx_work *w)
+{
+	scx_env_work_queue_delayed(w, 0);
 }
 
 uint64_t scx_env_now_ns(void)

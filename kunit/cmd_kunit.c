@@ -120,6 +120,31 @@ static void cmd_late_completion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st1.timeouts - st0.timeouts, 1ull);
 }
 
+/*
+ * A NOP the device is still working on when the driver gives up: the next
+ * commands run in other slots at once, they do not wait behind it.
+ */
+static void cmd_slow_command_not_blocking(struct kunit *test)
+{
+	struct scx_kunit_fn *fn = test->priv;
+	const struct scx_test_api *api = fn->api;
+	struct scx_kdev_params p;
+	struct scx_kdev *kdev;
+	ktime_t t0;
+	int i;
+
+	scx_kunit_default_params(&p);
+	p.cmd_timeout_ms = SCX_TIMEOUT_MS;
+	kdev = scx_kunit_fn_up(test, "scxk-slow", &p);
+	KUNIT_ASSERT_EQ(test, api->fault_delay(kdev, MLX5_CMD_OP_NOP, 10 * SCX_TIMEOUT_MS, 1), 0);
+	KUNIT_EXPECT_EQ(test, api->exec_nop(kdev), -ETIMEDOUT);
+	t0 = ktime_get();
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, api->exec_nop(kdev), 0);
+	/* Well before the slow one is done. */
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), (s64)(5 * SCX_TIMEOUT_MS));
+}
+
 struct status_case {
 	u8 status;
 	int err;
@@ -230,6 +255,7 @@ static void cmd_polling_mode(struct kunit *test)
 static struct kunit_case cmd_cases[] = {
 	KUNIT_CASE(cmd_drop_times_out),
 	KUNIT_CASE(cmd_late_completion),
+	KUNIT_CASE(cmd_slow_command_not_blocking),
 	KUNIT_CASE(cmd_status_errno),
 	KUNIT_CASE(cmd_fault_scope),
 	KUNIT_CASE(cmd_polling_mode),

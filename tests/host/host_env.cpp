@@ -208,8 +208,9 @@ int scx_env_completion_wait(struct scx_completion *c, unsigned int timeout_ms)
 	return 0;
 }
 
-// One thread per work item: queueing a pending item is a no-op and an item
-// never runs concurrently with itself, as with the kernel's workqueues.
+// One thread per work item: an item never runs concurrently with itself, as
+// with the kernel's workqueues; queueing a pending item can only make it due
+// sooner.
 struct scx_work {
 	scx_work_fn fn;
 	void *arg;
@@ -227,7 +228,10 @@ struct scx_work {
 			cv.wait(g, [this] { return stop || pending; });
 			if (stop)
 				return;
-			if (cv.wait_until(g, due, [this] { return stop; }))
+			// `due` may move earlier while waiting (and notify).
+			while (!stop && clock_type::now() < due)
+				cv.wait_until(g, due);
+			if (stop)
 				return;
 			pending = false;
 			g.unlock();
@@ -264,10 +268,11 @@ void scx_env_work_free(struct scx_work *w)
 void scx_env_work_queue_delayed(struct scx_work *w, unsigned int delay_us)
 {
 	std::lock_guard<std::mutex> g(w->mu);
-	if (w->pending)
+	auto due = clock_type::now() + std::chrono::microseconds(delay_us);
+	if (w->pending && w->due <= due)
 		return;
 	w->pending = true;
-	w->due = clock_type::now() + std::chrono::microseconds(delay_us);
+	w->due = due;
 	w->cv.notify_all();
 }
 

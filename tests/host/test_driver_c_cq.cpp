@@ -1,31 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // Kernel-owned CQs (scx_drv_cq_*) against the real hca, with both sides
-// driven through their C APIs the way kmod/device.c wires them: the hca's
-// raise_irq goes to an interrupt controller whose handler calls
-// scx_drv_handle_irq, and the tasklet hook calls scx_drv_run_tasklet.
+// driven through their C APIs (c_machine.h).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
-#include <thread>
-
-#include "host_env.h"
-#include "softcx/driver.h"
-#include "softcx/hca.h"
-#include "test_platform.h"
+#include "c_machine.h"
 
 namespace {
-
-template <typename F> bool wait_for(F cond, int ms = 5000)
-{
-	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-	while (!cond()) {
-		if (std::chrono::steady_clock::now() > end)
-			return false;
-		std::this_thread::sleep_for(std::chrono::microseconds(200));
-	}
-	return true;
-}
 
 constexpr uint16_t op_create_cq = 0x400;
 constexpr uint8_t stat_bad_param = 0x3;
@@ -54,64 +34,8 @@ void on_event(scx_drv_cq *, uint8_t type, uint8_t synd, void *ctx)
 	p->events++;
 }
 
-class DriverCCq : public ::testing::Test {
+class DriverCCq : public CMachine {
 protected:
-	void SetUp() override { baseline_ = host_env::live_allocations(); }
-	void TearDown() override
-	{
-		if (drv)
-			scx_drv_teardown(drv);
-		if (hca)
-			scx_hca_destroy(hca);
-		EXPECT_EQ(plat.dma_live(), 0);
-		EXPECT_EQ(host_env::live_allocations(), baseline_);
-		EXPECT_EQ(host_env::bug_count(), 0u);
-		EXPECT_EQ(host_env::sleep_in_atomic_count(), 0u);
-	}
-
-	static void raise(void *ctx, unsigned vec) { static_cast<DriverCCq *>(ctx)->plat.raise(vec); }
-	static void *dma_alloc(void *ctx, size_t size, uint64_t *dma)
-	{
-		return static_cast<DriverCCq *>(ctx)->plat.dma_alloc(size, dma);
-	}
-	static void dma_free(void *ctx, void *cpu, size_t size, uint64_t dma)
-	{
-		static_cast<DriverCCq *>(ctx)->plat.dma_free(cpu, size, dma);
-	}
-	static void irq_entry(void *drv, uint32_t vec) { scx_drv_handle_irq(static_cast<scx_drv *>(drv), vec); }
-	static int request_irq(void *ctx, unsigned vec, const char *name, scx_drv *d)
-	{
-		return static_cast<DriverCCq *>(ctx)->plat.request_irq(vec, name, irq_entry, d);
-	}
-	static void free_irq(void *ctx, unsigned vec) { static_cast<DriverCCq *>(ctx)->plat.free_irq(vec); }
-	static void schedule_tasklet(void *ctx, unsigned eq)
-	{
-		auto *t = static_cast<DriverCCq *>(ctx);
-		t->tasklets++;
-		scx_drv_run_tasklet(t->drv_seen.load(), eq);
-	}
-
-	void start()
-	{
-		scx_hca_params hp{};
-		hp.num_vectors = 3;
-		hp.ctx = this;
-		hp.raise_irq = raise;
-		ASSERT_EQ(scx_hca_create(&hp, &hca), 0);
-		scx_drv_params dp{};
-		dp.name = "ccq0";
-		dp.bar = scx_hca_bar(hca);
-		dp.ctx = this;
-		dp.dma_alloc = dma_alloc;
-		dp.dma_free = dma_free;
-		dp.request_irq = request_irq;
-		dp.free_irq = free_irq;
-		dp.schedule_tasklet = schedule_tasklet;
-		dp.num_comp_eqs = 2;
-		ASSERT_EQ(scx_drv_init(&dp, &drv), 0);
-		drv_seen = drv;
-	}
-
 	scx_drv_cq *make_cq(probe &p, unsigned comp_eq, unsigned log_size)
 	{
 		scx_drv_cq_params cp{};
@@ -133,13 +57,6 @@ protected:
 		cqe[63] = 0x00; // MLX5_CQE_REQ << 4
 		return scx_hca_post_cqe(hca, ci.cqn, cqe, solicited);
 	}
-
-	test_platform plat;
-	scx_hca *hca = nullptr;
-	scx_drv *drv = nullptr;
-	std::atomic<scx_drv *> drv_seen{nullptr};
-	std::atomic<int> tasklets{0};
-	long baseline_ = 0;
 };
 
 } // namespace
@@ -159,7 +76,7 @@ TEST_F(DriverCCq, ArmedCqesReachTheCallbackAroundTheRing)
 	for (int i = 0; i < 24; i++) {
 		scx_drv_cq_arm(cq, false);
 		ASSERT_EQ(post(cq), 0);
-		ASSERT_TRUE(wait_for([&] { return p.comps.load() == i + 1; })) << i;
+		ASSERT_TRUE(c_wait_for([&] { return p.comps.load() == i + 1; })) << i;
 		EXPECT_EQ(scx_drv_cq_poll(cq, 8), 1u) << i;
 		EXPECT_EQ(scx_drv_cq_poll(cq, 8), 0u) << i;
 	}
@@ -192,7 +109,7 @@ TEST_F(DriverCCq, ArmingRules)
 	scx_drv_cq_arm(cq, false);
 	ASSERT_EQ(post(cq), 0);
 	ASSERT_EQ(post(cq), 0);
-	ASSERT_TRUE(wait_for([&] { return p.comps.load() == 1; }));
+	ASSERT_TRUE(c_wait_for([&] { return p.comps.load() == 1; }));
 	std::this_thread::sleep_for(std::chrono::milliseconds(20));
 	EXPECT_EQ(p.comps.load(), 1);
 	EXPECT_EQ(scx_drv_cq_poll(cq, 1), 1u); // max is honoured
@@ -200,7 +117,7 @@ TEST_F(DriverCCq, ArmingRules)
 	// Arming over an unconsumed CQE fires at once.
 	ASSERT_EQ(post(cq), 0);
 	scx_drv_cq_arm(cq, false);
-	ASSERT_TRUE(wait_for([&] { return p.comps.load() == 2; }));
+	ASSERT_TRUE(c_wait_for([&] { return p.comps.load() == 2; }));
 	EXPECT_EQ(scx_drv_cq_poll(cq, 8), 1u);
 	// Solicited only: an unsolicited CQE does not fire, a solicited one does.
 	scx_drv_cq_arm(cq, true);
@@ -208,7 +125,7 @@ TEST_F(DriverCCq, ArmingRules)
 	std::this_thread::sleep_for(std::chrono::milliseconds(20));
 	EXPECT_EQ(p.comps.load(), 2);
 	ASSERT_EQ(post(cq, true), 0);
-	ASSERT_TRUE(wait_for([&] { return p.comps.load() == 3; }));
+	ASSERT_TRUE(c_wait_for([&] { return p.comps.load() == 3; }));
 	EXPECT_EQ(scx_drv_cq_poll(cq, 8), 2u);
 	EXPECT_EQ(scx_drv_cq_destroy(cq), 0);
 }
@@ -222,7 +139,7 @@ TEST_F(DriverCCq, OverrunReportsCqErrorAndDestroyedCqIsGone)
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(post(cq), 0);
 	EXPECT_EQ(post(cq), -ENOSPC);
-	ASSERT_TRUE(wait_for([&] { return p.events.load() == 1; }));
+	ASSERT_TRUE(c_wait_for([&] { return p.events.load() == 1; }));
 	EXPECT_EQ(p.last_type.load(), event_cq_error);
 	EXPECT_EQ(p.last_synd.load(), cq_overrun);
 	EXPECT_EQ(p.comps.load(), 0);
@@ -263,7 +180,7 @@ TEST_F(DriverCCq, CreateErrorsLeaveNothingBehind)
 	uint8_t cqe[64] = {};
 	for (int i = 0; i < 200; i++)
 		ASSERT_EQ(scx_hca_post_cqe(hca, ci.cqn, cqe, false), 0);
-	ASSERT_TRUE(wait_for([&] { return p.comps.load() == 1; }));
+	ASSERT_TRUE(c_wait_for([&] { return p.comps.load() == 1; }));
 	EXPECT_EQ(scx_drv_cq_poll(cq, 1000), 200u);
 	EXPECT_EQ(scx_drv_cq_destroy(cq), 0);
 }

@@ -347,11 +347,14 @@ TEST_F(HcaCmdq, EveryDeliveryStatus)
 		o.in_blocks = k.in_blocks;
 		o.out_blocks = k.out_blocks;
 		o.tamper = k.tamper;
-		cmd_poster::pending p = rig.poster.post(in, k.outlen, o);
 		if (k.inlen > (1u << 20)) {
-			// Only the length field says so: nothing else is read.
-			prm::set(rig.poster.entry(o.slot), ent::input_length, k.inlen);
+			// Only the length field says so: nothing else is read. Set
+			// before the doorbell, or the device may run the entry first.
+			o.tamper = [len = k.inlen](u8 *e, std::vector<u8 *> &, std::vector<u8 *> &) {
+				prm::set(e, ent::input_length, len);
+			};
 		}
+		cmd_poster::pending p = rig.poster.post(in, k.outlen, o);
 		auto r = rig.poster.wait(p);
 		ASSERT_TRUE(r.completed);
 		EXPECT_EQ(r.delivery, k.expect);

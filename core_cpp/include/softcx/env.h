@@ -53,7 +53,11 @@ void scx_env_complete(struct scx_completion *c);
 /* 0 when completed, -ETIMEDOUT (as a negative errno) otherwise. */
 int scx_env_completion_wait(struct scx_completion *c, unsigned int timeout_ms);
 
-/* Deferred work in process context, run one item at a time per queue. */
+/*
+ * Deferred work in process context, run one item at a time per queue.
+ * Queueing an item that is already pending never delays it: if the new
+ * request is due sooner, the item runs at that sooner time.
+ */
 struct scx_work;
 typedef void (*scx_work_fn)(void *arg);
 struct scx_work *scx_env_work_new(scx_work_fn fn, void *arg);

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+// A softcx function assembled from the two C APIs the way kmod/device.c
+// wires it: the hca's raise_irq goes to an interrupt controller (the test
+// platform) whose handler calls scx_drv_handle_irq, and the tasklet hook
+// calls scx_drv_run_tasklet.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "host_env.h"
+#include "softcx/driver.h"
+#include "softcx/hca.h"
+#include "test_platform.h"
+
+template <typename F> bool c_wait_for(F cond, int ms = 5000)
+{
+	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+	while (!cond()) {
+		if (std::chrono::steady_clock::now() > end)
+			return false;
+		std::this_thread::sleep_for(std::chrono::microseconds(200));
+	}
+	return true;
+}
+
+class CMachine : public ::testing::Test {
+protected:
+	void SetUp() override { baseline_ = host_env::live_allocations(); }
+	void TearDown() override
+	{
+		if (drv)
+			scx_drv_teardown(drv);
+		if (hca)
+			scx_hca_destroy(hca);
+		for (auto &q : quarantined_) {
+			const uint8_t *b = static_cast<const uint8_t *>(q.cpu);
+			size_t bad = 0;
+			for (size_t i = 0; i < q.size; i++)
+				bad += b[i] != poison;
+			EXPECT_EQ(bad, 0u) << "the device wrote " << bad << " bytes of freed DMA memory";
+			plat.dma_free(q.cpu, q.size, q.dma);
+		}
+		EXPECT_EQ(plat.dma_live(), 0);
+		EXPECT_EQ(host_env::live_allocations(), baseline_);
+		EXPECT_EQ(host_env::bug_count(), 0u);
+		EXPECT_EQ(host_env::sleep_in_atomic_count(), 0u);
+	}
+
+	static void raise(void *ctx, unsigned vec) { static_cast<CMachine *>(ctx)->plat.raise(vec); }
+	static void *dma_alloc(void *ctx, size_t size, uint64_t *dma)
+	{
+		return static_cast<CMachine *>(ctx)->plat.dma_alloc(size, dma);
+	}
+	// With quarantine on, freed DMA memory stays mapped, poisoned, until
+	// TearDown checks that the device never wrote it (what KASAN would see).
+	static void dma_free(void *ctx, void *cpu, size_t size, uint64_t dma)
+	{
+		auto *t = static_cast<CMachine *>(ctx);
+		if (!t->quarantine) {
+			t->plat.dma_free(cpu, size, dma);
+			return;
+		}
+		memset(cpu, poison, size);
+		t->quarantined_.push_back({cpu, size, dma});
+	}
+	static void irq_entry(void *drv, uint32_t vec) { scx_drv_handle_irq(static_cast<scx_drv *>(drv), vec); }
+	static int request_irq(void *ctx, unsigned vec, const char *name, scx_drv *d)
+	{
+		return static_cast<CMachine *>(ctx)->plat.request_irq(vec, name, irq_entry, d);
+	}
+	static void free_irq(void *ctx, unsigned vec) { static_cast<CMachine *>(ctx)->plat.free_irq(vec); }
+	static void schedule_tasklet(void *ctx, unsigned eq)
+	{
+		auto *t = static_cast<CMachine *>(ctx);
+		t->tasklets++;
+		scx_drv_run_tasklet(t->drv_seen.load(), eq);
+	}
+
+	// cmd_timeout_ms 0: the driver's default.
+	void start(unsigned cmd_timeout_ms = 0)
+	{
+		scx_hca_params hp{};
+		hp.num_vectors = 3;
+		hp.ctx = this;
+		hp.raise_irq = raise;
+		ASSERT_EQ(scx_hca_create(&hp, &hca), 0);
+		scx_drv_params dp{};
+		dp.name = "ccq0";
+		dp.bar = scx_hca_bar(hca);
+		dp.ctx = this;
+		dp.dma_alloc = dma_alloc;
+		dp.dma_free = dma_free;
+		dp.request_irq = request_irq;
+		dp.free_irq = free_irq;
+		dp.schedule_tasklet = schedule_tasklet;
+		dp.num_comp_eqs = 2;
+		dp.cmd_timeout_ms = cmd_timeout_ms;
+		ASSERT_EQ(scx_drv_init(&dp, &drv), 0);
+		drv_seen = drv;
+	}
+
+	static constexpr uint8_t poison = 0x6b;
+	struct freed {
+		void *cpu;
+		size_t size;
+		uint64_t dma;
+	};
+	bool quarantine = false;
+	std::vector<freed> quarantined_;
+
+	test_platform plat;
+	scx_hca *hca = nullptr;
+	scx_drv *drv = nullptr;
+	std::atomic<scx_drv *> drv_seen{nullptr};
+	std::atomic<int> tasklets{0};
+	long baseline_ = 0;
+};
