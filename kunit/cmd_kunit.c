@@ -145,6 +145,30 @@ static void cmd_slow_command_not_blocking(struct kunit *test)
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), (s64)(5 * SCX_TIMEOUT_MS));
 }
 
+/*
+ * Teardown with every DESTROY_EQ lost: the device keeps the EQs and writes
+ * command completions into them until TEARDOWN_HCA, so the driver must not
+ * free their rings before the function is disabled (KASAN watches).
+ */
+static void cmd_teardown_lost_destroy_eq(struct kunit *test)
+{
+	struct scx_kunit_fn *fn = test->priv;
+	struct scx_kdev_params p;
+	struct scx_kdev *kdev;
+	char line[64];
+
+	scx_kunit_default_params(&p);
+	p.cmd_timeout_ms = SCX_TIMEOUT_MS;
+	kdev = scx_kunit_fn_up(test, "scxk-eqlost", &p);
+	KUNIT_ASSERT_EQ(test, fn->api->fault_drop(kdev, MLX5_CMD_OP_DESTROY_EQ, 3), 0);
+	/* Down without clearing the fault (scx_kunit_fn_down would). */
+	fn->kdev = NULL;
+	fn->api->kdev_destroy(kdev);
+	snprintf(line, sizeof(line), "scxk-eqlost: DESTROY_EQ(0x%x) timed out", MLX5_CMD_OP_DESTROY_EQ);
+	KUNIT_EXPECT_TRUE(test, scx_kunit_kmsg_has(line));
+	KUNIT_EXPECT_TRUE(test, scx_kunit_kmsg_has("scxk-eqlost: removed"));
+}
+
 struct status_case {
 	u8 status;
 	int err;
@@ -256,6 +280,7 @@ static struct kunit_case cmd_cases[] = {
 	KUNIT_CASE(cmd_drop_times_out),
 	KUNIT_CASE(cmd_late_completion),
 	KUNIT_CASE(cmd_slow_command_not_blocking),
+	KUNIT_CASE(cmd_teardown_lost_destroy_eq),
 	KUNIT_CASE(cmd_status_errno),
 	KUNIT_CASE(cmd_fault_scope),
 	KUNIT_CASE(cmd_polling_mode),

@@ -248,6 +248,9 @@ void device::teardown()
 		cmd_up_ = false;
 	}
 	// The device is quiet: whatever it still held is ours again.
+	for (u32 i = 0; i < max_comp_eqs; i++)
+		comp_[i].free_kept_ring();
+	async_.free_kept_ring();
 	if (pages_up_) {
 		pages_.fini();
 		pages_up_ = false;

@@ -30,6 +30,15 @@ eq::~eq()
 {
 	if (ring_)
 		(void)destroy();
+	free_kept_ring();
+}
+
+void eq::free_kept_ring()
+{
+	if (kept_ring_) {
+		plat_->dma_free(kept_ring_, ring_bytes_, ring_dma_);
+		kept_ring_ = nullptr;
+	}
 }
 
 status eq::create(cmd_if &cmd, bus::mmio &bar, bus::platform &plat, u32 uar, const eq_params &p,
@@ -117,7 +126,10 @@ status eq::destroy()
 		in_device_ = false;
 	}
 	if (ring_) {
-		plat_->dma_free(ring_, ring_bytes_, ring_dma_);
+		if (result)
+			plat_->dma_free(ring_, ring_bytes_, ring_dma_);
+		else
+			kept_ring_ = ring_;
 		ring_ = nullptr;
 	}
 	return result;

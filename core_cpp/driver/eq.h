@@ -57,7 +57,10 @@ public:
 	status create(cmd_if &cmd, bus::mmio &bar, bus::platform &plat, u32 uar, const eq_params &p,
 		      const eq_owner &owner);
 	// free_irq (waits for a running handler), DESTROY_EQ, frees the ring.
+	// If DESTROY_EQ fails the device may still write the ring: it is kept
+	// until free_kept_ring(), once the function is disabled.
 	status destroy();
+	void free_kept_ring();
 
 	// The interrupt handler body (also the platform's irq_handler target).
 	void handle_irq();
@@ -78,6 +81,7 @@ private:
 	bus::platform *plat_ = nullptr;
 	eq_owner owner_{};
 	u8 *ring_ = nullptr;
+	u8 *kept_ring_ = nullptr; // after a failed DESTROY_EQ
 	u64 ring_dma_ = 0;
 	usize ring_bytes_ = 0;
 	u32 log_nent_ = 0;

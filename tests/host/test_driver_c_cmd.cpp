@@ -57,3 +57,19 @@ TEST_F(CMachine, TeardownWithASlowCommandOutstanding)
 	scx_hca_get_info(hca, &hi);
 	EXPECT_EQ(hi.state, 0u); // disabled
 }
+
+// DESTROY_EQ lost: the device still has the EQs and keeps writing command
+// completions into them until TEARDOWN_HCA, so their rings must outlive
+// the failed destroy (they are freed once the function is disabled).
+TEST_F(CMachine, LostDestroyEqKeepsTheRingUntilDisable)
+{
+	constexpr uint16_t op_destroy_eq = 0x302;
+	quarantine = true;
+	start(200);
+	ASSERT_EQ(scx_hca_fault_drop(hca, op_destroy_eq, 3), 0);
+	scx_drv_teardown(drv);
+	drv = nullptr;
+	scx_hca_info hi;
+	scx_hca_get_info(hca, &hi);
+	EXPECT_EQ(hi.state, 0u); // disabled all the same
+}
