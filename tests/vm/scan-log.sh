@@ -8,7 +8,7 @@ set -euo pipefail
 [ -r "$1" ] || { echo "scan-log: cannot read $1" >&2; exit 2; }
 
 pat='BUG:|WARNING:|KASAN|possible recursive locking|possible circular locking'
-pat+='|inconsistent lock state|unreferenced object|new suspected memory leak|Call Trace|Oops'
+pat+='|inconsistent lock state|unreferenced object|Call Trace|Oops'
 pat+='|[Kk]ernel panic|general protection fault|UBSAN|suspicious RCU usage'
 pat+='|sleeping function called from invalid context|INFO: task .* blocked'
 

@@ -110,20 +110,34 @@ kmemleak_begin() {
 }
 
 # kmemleak_check TAG: on kernels with kmemleak, scan twice (objects need two
-# scans to be reported) and fail on any report. Skipped where absent.
+# scans to be reported) and fail on any report whose allocation backtrace
+# passes through softcx or the RDMA core. Reports with only generic frames
+# (seen intermittently on the KASAN test kernel: a task_struct, signal_struct
+# and cred from fork/exec, with or without softcx loaded in the run) are
+# printed as NOTE lines, not judged. Skipped where kmemleak is absent.
 kmemleak_check() {
 	local f=/sys/kernel/debug/kmemleak
 	[ -e $f ] || return 0
 	echo scan >$f
 	sleep 1
 	echo scan >$f
-	local leaks
-	leaks=$(cat $f)
-	if [ -z "$leaks" ]; then
-		result "kmemleak_$1" PASS
+	local report ours=0 other=0
+	report=$(cat $f)
+	# One record per object: attributed when a frame names softcx/RDMA code.
+	while IFS= read -r -d $'\x1e' rec; do
+		[[ $rec == *"unreferenced object"* ]] || continue
+		if grep -qE '\[(softcx|softcx_kunit|ib_core|ib_uverbs|ib_cm|rdma_cm|rdma_ucm|rdma_rxe|ib_umad|iw_cm)\]|scx_|ib_|rdma_' <<<"$rec"; then
+			ours=$((ours + 1))
+			printf '%s\n' "$rec"
+		else
+			other=$((other + 1))
+			printf '%s\n' "$rec" | sed -n 's/^unreferenced object/NOTE kmemleak, generic frames only: object/p; s/^ *\[<[^>]*>\] */NOTE   /p'
+		fi
+	done < <(sed 's/^unreferenced object/\x1eunreferenced object/' <<<"$report"; printf '\x1e')
+	if [ $ours = 0 ]; then
+		result "kmemleak_$1" PASS "$([ $other = 0 ] || echo "$other unattributed (generic frames)")"
 	else
-		printf '%s\n' "$leaks"
-		result "kmemleak_$1" FAIL "$(grep -c 'unreferenced object' <<<"$leaks") objects"
+		result "kmemleak_$1" FAIL "$ours objects from softcx/RDMA code"
 	fi
 }
 
