@@ -99,12 +99,10 @@ stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" build/verbs/verbs_objects tests/vm/guest/pyverbs-known-failures.txt "$out/overlay-stock/"
-	guest stock_load tests/vm/guest/softcx-load.sh -o "$out/overlay-stock"
-	guest stock_cmd tests/vm/guest/softcx-cmd.sh -o "$out/overlay-stock"
-	guest stock_ib tests/vm/guest/softcx-ib.sh -o "$out/overlay-stock"
-	guest stock_objects tests/vm/guest/verbs-objects.sh -t 1200 -o "$out/overlay-stock"
-	guest stock_pyverbs tests/vm/guest/pyverbs.sh -t 1800 -o "$out/overlay-stock"
+	cp "$ko" build/verbs/verbs_objects tests/vm/guest/* "$out/overlay-stock/"
+	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
+	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
+		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,pyverbs
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -112,13 +110,15 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
 	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
-		"$out/overlay-testk/"
-	guest testk_kunit tests/vm/guest/kunit.sh -k "$kdir" -o "$out/overlay-testk"
+		tests/vm/guest/* "$out/overlay-testk/"
+	# One boot: the KASAN kernel takes a minute to boot under TCG.
+	guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects vo_iter=100
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do
 		n=$((n + 1))
-		sed -n "/^KTAP-BEGIN $suite\r\?\$/,/^KTAP-END $suite\r\?\$/p" "$out/testk_kunit/results.log" |
+		sed -n "/^KTAP-BEGIN $suite\r\?\$/,/^KTAP-END $suite\r\?\$/p" "$out/testk/results.log" |
 			tr -d '\r' | sed '1d;$d' >"$out/kunit-$suite.ktap"
 		python3 "$SOFTCX_CACHE_SRC/tools/testing/kunit/kunit.py" parse "$out/kunit-$suite.ktap" \
 			>"$out/kunit-$suite.parsed" 2>&1
@@ -132,12 +132,8 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 			"$out/kunit-$suite.parsed" | grep -v "^[A-Z]* $suite\$")
 		grep -q 'Testing complete.' "$out/kunit-$suite.parsed" && ! grep -qE 'failed: [1-9]|crashed: [1-9]|errors: [1-9]|ERROR' \
 			"$out/kunit-$suite.parsed" || bad "kunit/$suite/parse" "kunit.py reported failure"
-	done < <(sed -nE 's/^KTAP-BEGIN ([a-z0-9_]+)\r?$/\1/p' "$out/testk_kunit/results.log" 2>/dev/null)
+	done < <(sed -nE 's/^KTAP-BEGIN ([a-z0-9_]+)\r?$/\1/p' "$out/testk/results.log" 2>/dev/null)
 	[ $n -gt 0 ] || bad kunit "no KTAP output"
-	guest testk_load tests/vm/guest/softcx-load.sh -k "$kdir" -o "$out/overlay-testk"
-	guest testk_cmd tests/vm/guest/softcx-cmd.sh -k "$kdir" -o "$out/overlay-testk"
-	guest testk_ib tests/vm/guest/softcx-ib.sh -k "$kdir" -o "$out/overlay-testk"
-	guest testk_objects tests/vm/guest/verbs-objects.sh -t 1800 -k "$kdir" -o "$out/overlay-testk" -- vo_iter=100
 fi
 
 echo
