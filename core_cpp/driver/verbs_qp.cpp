@@ -52,27 +52,6 @@ status to_init(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	return qc::rst2init_qp(dev.cmd(), qpn, qpc_st(a.type), ia);
 }
 
-status init_to_init(driver::device &dev, u32 qpn, const scx_qp_attr &a)
-{
-	namespace q = prm::qpc;
-	u8 qpc[q::size_bytes] = {};
-	u32 opt = access_optpar(a.mask);
-	prm::set(qpc, q::st, qpc_st(a.type));
-	prm::set(qpc, q::pm_state, prm::qpc_pm_state::migrated);
-	prm::set(qpc, q::rre, (a.access & SCX_ACCESS_REMOTE_READ) != 0);
-	prm::set(qpc, q::rwe, (a.access & SCX_ACCESS_REMOTE_WRITE) != 0);
-	prm::set(qpc, q::rae, (a.access & SCX_ACCESS_REMOTE_ATOMIC) != 0);
-	if (a.mask & SCX_QP_QKEY) {
-		prm::set(qpc, q::q_key, a.qkey);
-		opt |= prm::qp_optpar::q_key;
-	}
-	if (a.mask & SCX_QP_PKEY_INDEX) {
-		prm::set(prm::at(qpc, q::primary_address_path), prm::ads::pkey_index, a.pkey_index);
-		opt |= prm::qp_optpar::pkey_index;
-	}
-	return qc::modify_qp(dev.cmd(), prm::op::init2init_qp, qpn, opt, qpc);
-}
-
 status to_rtr(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 {
 	qc::qp_rtr_attr r;
@@ -124,7 +103,9 @@ status to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	return qc::rtr2rts_qp(dev.cmd(), qpn, qpc_st(a.type), r);
 }
 
-status rts_to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
+// INIT->INIT and RTS->RTS: only the optional attributes in the mask change
+// (the verbs rules already limited them to what each transition takes).
+status modify_in_place(driver::device &dev, u16 opcode, u32 qpn, const scx_qp_attr &a)
 {
 	namespace q = prm::qpc;
 	u8 qpc[q::size_bytes] = {};
@@ -134,15 +115,19 @@ status rts_to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	prm::set(qpc, q::rre, (a.access & SCX_ACCESS_REMOTE_READ) != 0);
 	prm::set(qpc, q::rwe, (a.access & SCX_ACCESS_REMOTE_WRITE) != 0);
 	prm::set(qpc, q::rae, (a.access & SCX_ACCESS_REMOTE_ATOMIC) != 0);
-	if (a.mask & SCX_QP_MIN_RNR_TIMER) {
-		prm::set(qpc, q::min_rnr_nak, a.min_rnr_timer);
-		opt |= prm::qp_optpar::rnr_timeout;
-	}
 	if (a.mask & SCX_QP_QKEY) {
 		prm::set(qpc, q::q_key, a.qkey);
 		opt |= prm::qp_optpar::q_key;
 	}
-	return qc::modify_qp(dev.cmd(), prm::op::rts2rts_qp, qpn, opt, qpc);
+	if (a.mask & SCX_QP_PKEY_INDEX) {
+		prm::set(prm::at(qpc, q::primary_address_path), prm::ads::pkey_index, a.pkey_index);
+		opt |= prm::qp_optpar::pkey_index;
+	}
+	if (a.mask & SCX_QP_MIN_RNR_TIMER) {
+		prm::set(qpc, q::min_rnr_nak, a.min_rnr_timer);
+		opt |= prm::qp_optpar::rnr_timeout;
+	}
+	return qc::modify_qp(dev.cmd(), opcode, qpn, opt, qpc);
 }
 
 } // namespace
@@ -203,13 +188,13 @@ int scx_verbs_modify_qp(struct scx_drv *drv, uint32_t qpn, const struct scx_qp_a
 	else if (from == SCX_QPS_RESET && to == SCX_QPS_INIT)
 		s = to_init(dev, qpn, *a);
 	else if (from == SCX_QPS_INIT && to == SCX_QPS_INIT)
-		s = init_to_init(dev, qpn, *a);
+		s = modify_in_place(dev, prm::op::init2init_qp, qpn, *a);
 	else if (from == SCX_QPS_INIT && to == SCX_QPS_RTR)
 		s = to_rtr(dev, qpn, *a);
 	else if (from == SCX_QPS_RTR && to == SCX_QPS_RTS)
 		s = to_rts(dev, qpn, *a);
 	else if (from == SCX_QPS_RTS && to == SCX_QPS_RTS)
-		s = rts_to_rts(dev, qpn, *a);
+		s = modify_in_place(dev, prm::op::rts2rts_qp, qpn, *a);
 	else
 		s = errc::notsupp; // SQD / SQE transitions
 	return s.to_errno();
