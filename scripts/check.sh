@@ -113,7 +113,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 		tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
 	guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects vo_iter=100
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,pyverbs vo_iter=100
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do
