@@ -91,14 +91,26 @@ if [ -d /opt/rdma-core/tests ]; then
 	cd / || exit 1
 fi
 
-# rdma link delete with a context held open must not hang.
-(exec 3</dev/infiniband/uverbs0; sleep 5) &
-sleep 0.5
+# rdma link delete while a process holds a context with objects and mapped
+# UAR pages: the core disassociates it; nothing may hang or leak.
+holder=/harness/extra/verbs_objects
+if [ -x $holder ] && gidx=$(roce_v2_ipv4_gid_index $dev); then
+	$holder -d $dev -g "$gidx" --hold >/tmp/holder.out 2>&1 &
+	hpid=$!
+	for ((i = 0; i < 100; i++)); do grep -q '^HOLDING' /tmp/holder.out && break; sleep 0.2; done
+	grep -q '^HOLDING' /tmp/holder.out && result holder_up PASS "$(grep -m1 '^HOLDING' /tmp/holder.out)" ||
+		result holder_up FAIL
+else
+	(exec 3</dev/infiniband/uverbs0; sleep 5) &
+	hpid=$!
+	sleep 0.5
+fi
 if run_t 60 rdma link delete $dev && ! [ -e /sys/class/infiniband/$dev ]; then
-	result link_delete PASS
+	result link_delete PASS "with a live context"
 else
 	result link_delete FAIL
 fi
+kill -9 $hpid 2>/dev/null
 wait
 
 # The module parameter creates one too; rmmod removes it.
