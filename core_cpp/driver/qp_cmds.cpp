@@ -192,7 +192,7 @@ status init2rtr_qp(cmd_if &c, u32 qpn, u8 st, const qp_rtr_attr &a, u16 uid)
 		const qp_path_attr &p = a.path;
 		prm::set(qpc, q::remote_qpn, a.remote_qpn);
 		prm::set(qpc, q::next_rcv_psn, a.rq_psn);
-		prm::set(path, ad::rmac_47_32, u32(p.rmac[0]) << 8 | p.rmac[1]);
+		prm::set(path, ad::rmac_47_32, load_be<u16>(p.rmac));
 		prm::set(path, ad::rmac_31_0, load_be<u32>(p.rmac + 2));
 		copy_bytes(prm::at(path, ad::rgid_rip), p.rgid, sizeof(p.rgid));
 		prm::set(path, ad::src_addr_index, p.sgid_index);

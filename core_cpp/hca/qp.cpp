@@ -229,10 +229,8 @@ void decode(qp_runtime &rt, const u8 *img)
 	rt.next_send_psn = prm::get(img, q::next_send_psn);
 	rt.next_rcv_psn = prm::get(img, q::next_rcv_psn);
 	qp_path &path = rt.path;
-	u32 mac_hi = prm::get(p, a::rmac_47_32), mac_lo = prm::get(p, a::rmac_31_0);
-	path.rmac[0] = u8(mac_hi >> 8);
-	path.rmac[1] = u8(mac_hi);
-	store_be<u32>(path.rmac + 2, mac_lo);
+	store_be<u16>(path.rmac, u16(prm::get(p, a::rmac_47_32)));
+	store_be<u32>(path.rmac + 2, prm::get(p, a::rmac_31_0));
 	copy_bytes(path.rgid, prm::at(p, a::rgid_rip), sizeof(path.rgid));
 	path.src_addr_index = u8(prm::get(p, a::src_addr_index));
 	path.hop_limit = u8(prm::get(p, a::hop_limit));
