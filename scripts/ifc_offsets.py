@@ -229,6 +229,8 @@ def load(path):
     consts = collect_constants(text)
     # Drop preprocessor lines before tokenizing.
     body = re.sub(r"^\s*#.*?(?<!\\)$", " ", text, flags=re.M | re.S)
+    # struct_group(name, members...); lays the members out in place.
+    body = re.sub(r"\bstruct_group\(\s*\w+\s*,(.*?)\)\s*;", r"\1", body, flags=re.S)
     p = Parser(tokenize(body))
     p.parse_file()
     return p.aggregates, consts

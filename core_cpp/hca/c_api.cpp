@@ -109,6 +109,35 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
 	return -int(errc::io);
 }
 
+unsigned int scx_hca_poll(struct scx_hca *hca) { return hca->dev.dp().poll(); }
+
+void *scx_hca_uar_page(struct scx_hca *hca, uint32_t uar) { return hca->dev.uar_page(uar); }
+
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t spin_us, uint32_t idle_max_us)
+{
+	hca::dp_policy p;
+	p.spin_us = spin_us;
+	if (idle_max_us) {
+		p.idle_max_us = idle_max_us;
+		if (p.idle_us > idle_max_us)
+			p.idle_us = idle_max_us;
+	}
+	hca->dev.dp().set_policy(p);
+}
+
+void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
+{
+	hca::dp_stats d = hca->dev.dp().stats();
+	s->passes = d.passes;
+	s->wqes = d.wqes;
+	s->bytes = d.bytes;
+	s->cqes = d.cqes;
+	s->error_cqes = d.error_cqes;
+	s->rnr_naks = d.rnr_naks;
+	s->retries = d.retries;
+	s->doorbells = d.doorbells;
+}
+
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
 {
 	info->state = u32(hca->dev.state());

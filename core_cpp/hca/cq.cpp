@@ -98,8 +98,10 @@ void cq_engine::create(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		cqn = table_.insert(cq);
-		if (cqn)
+		if (cqn) {
 			cq->cqn = *cqn;
+			epoch_++;
+		}
 	}
 	if (!cqn) {
 		pages_->free_list(cq->pas);
@@ -108,6 +110,11 @@ void cq_engine::create(cmd_ctx &c)
 		return (void)c.fail(st::no_res_err, synd::cq_exhausted);
 	}
 	uars_->ref(uar);
+	// Nothing is requested yet: a marked word no request can equal (a
+	// command drivers never use), so the first request, all zeroes, is new.
+	if (u32 *w = arm_word(*cq))
+		write_once(*w, cpu_to_be<u32>(prm::reg_set(prm::reg_set(0, prm::cq_dbrec::arm_mark, 1),
+							    prm::cq_dbrec::arm_cmd, 7)));
 	prm::set(c.out, prm::create_cq_out::cqn, *cqn);
 }
 
@@ -132,6 +139,7 @@ void cq_engine::destroy(cmd_ctx &c)
 		if (cq && cq->users)
 			return (void)c.fail(st::bad_res_state_err, synd::cq_busy);
 		table_.remove(cqn);
+		epoch_++;
 	}
 	if (!cq)
 		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
@@ -289,12 +297,34 @@ cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
 	return res;
 }
 
+u32 *cq_engine::arm_word(const cq_ctx &cq)
+{
+	if (!cq.dbr_addr || (cq.dbr_addr & 7))
+		return nullptr;
+	return static_cast<u32 *>(dma_->map(cq.dbr_addr + 4, 4));
+}
+
+// Arm from a request word (arm_sn, cmd, ci as in the doorbell record);
+// true if the completion event is due at once.
+bool cq_engine::arm(cq_ctx &cq, u32 word)
+{
+	u8 w[4];
+	store_be<u32>(w, word);
+	cq.arm_sn = u8(prm::get(w, prm::cq_doorbell::arm_sn));
+	cq.solicited_only = prm::get(w, prm::cq_doorbell::cmd) == prm::cq_arm_cmd::req_not_sol;
+	// CQEs beyond the index the request names: the event is due now.
+	if ((cq.pi & 0xffffff) != prm::get(w, prm::cq_doorbell::ci)) {
+		cq.st = prm::cq_state::fired;
+		return true;
+	}
+	cq.st = prm::cq_state::armed;
+	return false;
+}
+
 void cq_engine::doorbell(u32 uar, u64 value)
 {
-	u8 db[8];
-	store_be<u64>(db, value);
-	u32 cqn = prm::get(db, prm::cq_doorbell::cqn);
-	u32 ci = prm::get(db, prm::cq_doorbell::ci);
+	u32 cqn = u32(value) & 0xffffff;
+	u32 word = u32(value >> 32);
 	bool notify = false;
 	u32 eqn = 0;
 	{
@@ -302,16 +332,49 @@ void cq_engine::doorbell(u32 uar, u64 value)
 		cq_ctx *cq = table_.get(cqn);
 		if (!cq || cq->uar != uar || cq->status != prm::cq_status::ok)
 			return;
-		cq->arm_sn = u8(prm::get(db, prm::cq_doorbell::arm_sn));
-		cq->solicited_only = prm::get(db, prm::cq_doorbell::cmd) == prm::cq_arm_cmd::req_not_sol;
-		// CQEs beyond the consumer index already: the event is due now.
-		if ((cq->pi & 0xffffff) != ci) {
-			cq->st = prm::cq_state::fired;
-			notify = true;
-			eqn = cq->eqn;
-		} else {
-			cq->st = prm::cq_state::armed;
+		// Drivers write the same word to the record first: mark it seen
+		// there, so the record's poller does not act on it again.
+		if (u32 *w = arm_word(*cq)) {
+			u32 expect = cpu_to_be<u32>(word);
+			u32 marked = cpu_to_be<u32>(word | prm::reg_set(0, prm::cq_dbrec::arm_mark, 1));
+			__atomic_compare_exchange_n(w, &expect, marked, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 		}
+		notify = arm(*cq, word);
+		eqn = cq->eqn;
+	}
+	if (notify) {
+		u8 data[prm::eqe::event_data.size] = {};
+		prm::set(data, prm::comp_event::cq_number, cqn);
+		eqs_->post(eqn, prm::event_type::comp, 0, data);
+	}
+}
+
+void cq_engine::poll_arm(u32 cqn)
+{
+	bool notify = false;
+	u32 eqn = 0;
+	{
+		lock_guard g(lock_);
+		cq_ctx *cq = table_.get(cqn);
+		if (!cq || cq->status != prm::cq_status::ok)
+			return;
+		u32 *w = arm_word(*cq);
+		if (!w)
+			return;
+		const u32 mark = prm::reg_set(0, prm::cq_dbrec::arm_mark, 1);
+		u32 raw = read_once(*w);
+		u32 word;
+		for (;;) {
+			word = be_to_cpu<u32>(raw);
+			if (word & mark)
+				return;
+			// The driver may store again meanwhile: then look again.
+			if (__atomic_compare_exchange_n(w, &raw, cpu_to_be<u32>(word | mark), false, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+				break;
+		}
+		notify = arm(*cq, word);
+		eqn = cq->eqn;
 	}
 	if (notify) {
 		u8 data[prm::eqe::event_data.size] = {};

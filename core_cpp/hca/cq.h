@@ -67,17 +67,33 @@ public:
 
 	// A 64-bit write to the CQ doorbell of UAR page `uar`.
 	void doorbell(u32 uar, u64 value);
+	// The arm word of CQ cqn's doorbell record: a request written since
+	// the last look arms the CQ. The device marks each request it acted
+	// on (prm::cq_dbrec::arm_mark, a bit drivers never set), so a repeated
+	// identical request, the very first all-zero one included, is new.
+	void poll_arm(u32 cqn);
+	// For the data path, under its lock: live CQ numbers, and a number
+	// that changes whenever a CQ is created or destroyed.
+	template <typename F> void for_each_cqn(F &&f)
+	{
+		table_.for_each([&](u32 cqn, cq_ctx *) { f(cqn); });
+	}
+	u32 epoch() const { return epoch_; }
+
 	void reset();
 
 private:
 	void free_cq(cq_ctx *cq);
 	bool consumer_index(const cq_ctx &cq, u32 *ci);
+	u32 *arm_word(const cq_ctx &cq);
+	bool arm(cq_ctx &cq, u32 word);
 
 	bus::dma_space *dma_ = nullptr;
 	fw_pages *pages_ = nullptr;
 	id_pool *uars_ = nullptr;
 	eq_engine *eqs_ = nullptr;
 	u32 log_max_cq_sz_ = 0;
+	u32 epoch_ = 0;
 	spinlock lock_;
 	obj_table<cq_ctx> table_;
 };

@@ -39,7 +39,10 @@ status device::init()
 	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
 	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_}, L::log_max_qp));
 	vport_.init(cfg_, eqs_);
-	regs_.init(cfg_, cmd_, eqs_, cqs_, L::first_uar, L::num_uars);
+	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
+	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_}, 1u << L::log_max_qp,
+			 1u << L::log_max_cq));
+	regs_.init(cfg_, cmd_, eqs_, cqs_, dp_, L::first_uar, L::num_uars);
 	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
 }
 
@@ -63,6 +66,8 @@ void device::execute(cmd_ctx &c)
 	if (prm::get(c.in, prm::mbox_in::uid))
 		return (void)c.fail(st::bad_param_err, synd::uid_not_supported);
 
+	// No object the data path uses changes under a WQE in flight.
+	lock_guard dp(dp_.lock());
 	constexpr hca_state E = hca_state::enabled, I = hca_state::initialized;
 	switch (c.opcode) {
 	case op::enable_hca: enable_hca(c); break;

@@ -11,6 +11,7 @@
 #include "hca/cmd_processor.h"
 #include "hca/config.h"
 #include "hca/cq.h"
+#include "hca/dp.h"
 #include "hca/eq.h"
 #include "hca/faults.h"
 #include "hca/fw_pages.h"
@@ -19,6 +20,7 @@
 #include "hca/qp.h"
 #include "hca/regs.h"
 #include "hca/srq.h"
+#include "hca/uar_window.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 
@@ -52,6 +54,11 @@ public:
 		return cqs_.post_cqe(cqn, cqe64, solicited);
 	}
 	mkey_table &mkeys() { return mkeys_; }
+	// The data path: one poll() round runs doorbells and the work they
+	// reveal (the platform calls it from its own thread).
+	data_path &dp() { return dp_; }
+	// The memory behind a user-mappable UAR page (see uar_window).
+	void *uar_page(u32 uar) { return uar_win_.page(uar); }
 	// The data path's view of QPs and SRQs (lookup/update, WQ addresses).
 	qp_table &qps() { return qps_; }
 	srq_table &srqs() { return srqs_; }
@@ -120,6 +127,8 @@ private:
 	srq_table srqs_;
 	qp_table qps_;
 	vport vport_;
+	uar_window uar_win_;
+	data_path dp_;
 	dispatcher dispatch_{*this};
 	cmd_processor cmd_;
 	bar0_regs regs_;

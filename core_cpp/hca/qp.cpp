@@ -434,8 +434,10 @@ void qp_table::create(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		qpn = table_.insert(qp);
-		if (qpn)
+		if (qpn) {
 			rt.qpn = *qpn;
+			epoch_++;
+		}
 	}
 	if (!qpn) {
 		undo_mem();
@@ -548,6 +550,9 @@ void qp_table::modify(cmd_ctx &c)
 				rt.sq_ci = 0;
 				rt.rq_ci = 0;
 				rt.flush_pending = 0;
+				rt.waiting = 0;
+				rt.wait_until = 0;
+				rt.comm_est = 0;
 			} else if (t->to == qs::err) {
 				// Work posted before is flushed by the data path.
 				if (rt.state != qs::rst)
@@ -637,6 +642,7 @@ void qp_table::destroy(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		qp = table_.remove(prm::get(c.in, in::qpn));
+		epoch_++;
 	}
 	if (!qp)
 		return (void)c.fail(st::bad_res_err, synd::qp_invalid);
@@ -674,6 +680,7 @@ void qp_table::reset()
 		{
 			lock_guard g(lock_);
 			q = table_.remove(table_.first() + n);
+			epoch_++;
 		}
 		if (q)
 			free_qp(q);

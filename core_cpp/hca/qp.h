@@ -92,6 +92,13 @@ struct qp_runtime {
 	u16 rq_ci;          // RQ consumer in WQEs
 	u32 generation;     // bumped by every command that changes the QP
 
+	// Data-path state of the WQE at the head of the SQ (2RST clears it).
+	u64 wait_until;     // RNR or ack timeout: retry no earlier (ns)
+	u8 waiting;         // 0: none, 1: RNR NAK, 2: no response
+	u8 rnr_left;        // retries left (7: unlimited)
+	u8 retry_left;
+	u8 comm_est;        // COMM_EST reported
+
 	// Transport attributes as the transitions left them.
 	u8 mtu;             // prm::qpc_mtu
 	u8 log_msg_max;
@@ -169,12 +176,27 @@ public:
 	bool rq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
 	u32 count() const { return live_; }
 
+	// For the data path, which holds its lock (every command that changes
+	// or frees a QP holds it too): the live QP, and the live QP numbers.
+	qp_runtime *dp_get(u32 qpn)
+	{
+		qp_ctx *q = table_.get(qpn);
+		return q ? &q->rt : nullptr;
+	}
+	template <typename F> void for_each_qpn(F &&f)
+	{
+		table_.for_each([&](u32 qpn, qp_ctx *) { f(qpn); });
+	}
+	// Changes whenever a QP is created or destroyed.
+	u32 epoch() const { return epoch_; }
+
 private:
 	void free_qp(qp_ctx *q);
 	u32 max_live() const;
 
 	qp_deps d_{};
 	u32 live_ = 0;
+	u32 epoch_ = 0;
 	spinlock lock_;
 	obj_table<qp_ctx> table_;
 };

@@ -10,13 +10,14 @@ namespace scx::hca {
 namespace iseg = prm::initial_seg;
 namespace regs = prm::init_seg;
 
-void bar0_regs::init(const device_config &cfg, cmd_processor &cmd, eq_engine &eqs, cq_engine &cqs,
+void bar0_regs::init(const device_config &cfg, cmd_processor &cmd, eq_engine &eqs, cq_engine &cqs, data_path &dp,
 		     u32 first_uar, u32 num_uars)
 {
 	cfg_ = cfg;
 	cmd_ = &cmd;
 	eqs_ = &eqs;
 	cqs_ = &cqs;
+	dp_ = &dp;
 	first_uar_ = first_uar;
 	num_uars_ = num_uars;
 	boot_ns_ = scx_env_now_ns();
@@ -88,6 +89,8 @@ void bar0_regs::write64(u32 offset, u64 value)
 	if (uar_page(offset, &uar, &at)) {
 		if (at == prm::uar_page::cq_doorbell)
 			cqs_->doorbell(uar, value);
+		else if (at >= prm::uar_page::bf_offset)
+			dp_->kick(); // a send doorbell of a kernel-owned QP
 		return;
 	}
 	// A 64-bit write to the init segment is two register writes, high

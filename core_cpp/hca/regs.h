@@ -8,6 +8,7 @@
 #include "hca/config.h"
 #include "hca/cmd_processor.h"
 #include "hca/cq.h"
+#include "hca/dp.h"
 #include "hca/eq.h"
 #include "lib/bus.h"
 
@@ -15,8 +16,8 @@ namespace scx::hca {
 
 class bar0_regs final : public bus::mmio {
 public:
-	void init(const device_config &cfg, cmd_processor &cmd, eq_engine &eqs, cq_engine &cqs, u32 first_uar,
-		  u32 num_uars);
+	void init(const device_config &cfg, cmd_processor &cmd, eq_engine &eqs, cq_engine &cqs, data_path &dp,
+		  u32 first_uar, u32 num_uars);
 
 	u32 read32(u32 offset) override;
 	void write32(u32 offset, u32 value) override;
@@ -32,6 +33,7 @@ private:
 	cmd_processor *cmd_ = nullptr;
 	eq_engine *eqs_ = nullptr;
 	cq_engine *cqs_ = nullptr;
+	data_path *dp_ = nullptr;
 	u32 first_uar_ = 0;
 	u32 num_uars_ = 0;
 	u64 boot_ns_ = 0;

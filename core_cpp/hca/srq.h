@@ -84,6 +84,13 @@ public:
 	bool wq_addr(const srq_runtime &rt, u64 off, u64 *bus) const;
 	u32 count() const { return live_; }
 
+	// For the data path under its lock (see qp_table::dp_get).
+	srq_runtime *dp_get(u32 srqn)
+	{
+		srq_ctx *s = table_.get(srqn);
+		return s ? &s->rt : nullptr;
+	}
+
 private:
 	void free_srq(srq_ctx *s);
 

@@ -20,6 +20,7 @@ enum class lock_class : unsigned {
 	test_b,
 	hca_qp,
 	hca_srq,
+	hca_dp,
 };
 
 class spinlock {

@@ -204,6 +204,7 @@ constexpr u8 remote_aborted_err = 0x22;
 // dwords: the consumer index (set_ci_db) and the arm request (arm_db).
 namespace scx::prm::cq_dbrec {
 constexpr field<0x08, 24> set_ci{};
+constexpr field<0x20, 1> arm_mark{};  // never set by drivers: the device's "seen" mark
 constexpr field<0x22, 2> arm_sn{};
 constexpr field<0x25, 3> arm_cmd{};
 constexpr field<0x28, 24> arm_ci{};

@@ -50,6 +50,34 @@ void scx_hca_fault_clear(struct scx_hca *hca);
  */
 int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool solicited);
 
+/*
+ * The data path. scx_hca_poll() runs one round (doorbells, due timers, the
+ * work they reveal) in process context and returns how many microseconds
+ * the caller may sleep before the next round (0: call again at once).
+ */
+unsigned int scx_hca_poll(struct scx_hca *hca);
+/* Spin this long after work; back off to at most idle_max_us (0: default). */
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t spin_us, uint32_t idle_max_us);
+
+/*
+ * The page of memory behind UAR `uar`, which user space maps to ring
+ * doorbells (the device watches it); allocated on first use, process
+ * context; lives as long as the hca. NULL: no such UAR or no memory.
+ */
+void *scx_hca_uar_page(struct scx_hca *hca, uint32_t uar);
+
+struct scx_hca_dp_stats {
+	uint64_t passes;
+	uint64_t wqes;
+	uint64_t bytes;
+	uint64_t cqes;
+	uint64_t error_cqes;
+	uint64_t rnr_naks;
+	uint64_t retries;
+	uint64_t doorbells;
+};
+void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
+
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */
 	uint32_t fw_pages;

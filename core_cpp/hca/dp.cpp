@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+// The data path's poller: doorbells, send-queue walk, flushes, completions.
+// The transport (what one WQE does) is in dp_transport.cpp.
+#include "hca/dp.h"
+
+#include "lib/new.h"
+#include "prm/cq.h"
+#include "prm/eq.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
+
+namespace scx::hca {
+
+namespace qs = prm::qpc_state;
+namespace ctl = prm::wqe_ctrl_seg;
+
+status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
+{
+	d_ = d;
+	mem_.init(*d.dma, *d.pages, *d.mkeys);
+	max_qps_ = max_qps;
+	max_cqs_ = max_cqs;
+	watch_qp_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
+	watch_cq_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_cqs));
+	if (!watch_qp_ || !watch_cq_)
+		return errc::nomem;
+	return lock_.init(lock_class::hca_dp);
+}
+
+data_path::~data_path()
+{
+	free_bytes(watch_qp_);
+	free_bytes(watch_cq_);
+}
+
+dp_stats data_path::stats()
+{
+	lock_guard g(lock_);
+	return stats_;
+}
+
+u8 data_path::vendor_err(u8 syndrome)
+{
+	namespace s = prm::cqe_syndrome;
+	switch (syndrome) {
+	case s::local_length_err: return 0x68;
+	case s::local_qp_op_err: return 0x6a;
+	case s::local_prot_err: return 0x56;
+	case s::wr_flush_err: return 0xf9;
+	case s::remote_inval_req_err: return 0x8a;
+	case s::remote_access_err: return 0x88;
+	case s::remote_op_err: return 0x89;
+	case s::transport_retry_exc_err: return 0x81;
+	case s::rnr_retry_exc_err: return 0x82;
+	default: return 0;
+	}
+}
+
+u32 data_path::poll()
+{
+	u64 now = scx_env_now_ns();
+	bool work;
+	bool more;
+	u64 timer;
+	{
+		lock_guard g(lock_);
+		// Which object a doorbell names is only a hint (a later store to
+		// the same word replaces it): any doorbell means a full pass.
+		u32 rung = d_.uars->drain([](u32, u32, u64) {});
+		if (kicked_.exchange(0, mo::acq_rel))
+			rung++;
+		stats_.doorbells += rung;
+		work = rung || more_;
+		if (work || now >= next_timer_) {
+			more_ = false;
+			next_timer_ = ~0ull;
+			pass(now);
+		}
+		more = more_;
+		timer = next_timer_;
+	}
+	if (work) {
+		last_active_ = now;
+		idle_sleep_ = 0;
+	}
+	if (more)
+		return 0;
+	u64 since_us = (now - last_active_) / 1000;
+	u32 s;
+	if (since_us < policy_.spin_us) {
+		s = 0;
+	} else if (since_us < policy_.nap_window_us) {
+		s = policy_.nap_us;
+	} else {
+		idle_sleep_ = idle_sleep_ ? idle_sleep_ * 2 : policy_.idle_us;
+		if (idle_sleep_ > policy_.idle_max_us)
+			idle_sleep_ = policy_.idle_max_us;
+		s = idle_sleep_;
+	}
+	if (timer != ~0ull) {
+		u64 left_us = timer > now ? (timer - now) / 1000 : 0;
+		if (left_us < s)
+			s = u32(left_us);
+	}
+	return s;
+}
+
+void data_path::rebuild_watch()
+{
+	if (qp_epoch_ != d_.qps->epoch()) {
+		nqp_ = 0;
+		d_.qps->for_each_qpn([&](u32 qpn) {
+			if (nqp_ < max_qps_)
+				watch_qp_[nqp_++] = qpn;
+		});
+		qp_epoch_ = d_.qps->epoch();
+	}
+	if (cq_epoch_ != d_.cqs->epoch()) {
+		ncq_ = 0;
+		d_.cqs->for_each_cqn([&](u32 cqn) {
+			if (ncq_ < max_cqs_)
+				watch_cq_[ncq_++] = cqn;
+		});
+		cq_epoch_ = d_.cqs->epoch();
+	}
+}
+
+void data_path::pass(u64 now)
+{
+	stats_.passes++;
+	rebuild_watch();
+	for (u32 i = 0; i < nqp_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+		if (!rt)
+			continue;
+		if (rt->state == qs::rts || rt->state == qs::sqd)
+			run_sq(*rt, now);
+		else if (rt->state == qs::err)
+			flush(*rt);
+	}
+	// Arm requests come last: they see every CQE this pass wrote.
+	for (u32 i = 0; i < ncq_; i++)
+		d_.cqs->poll_arm(watch_cq_[i]);
+}
+
+bool data_path::read_dbr(u64 addr, u32 off, u32 *v)
+{
+	if (!addr || (addr & 3))
+		return false;
+	const u32 *p = static_cast<const u32 *>(d_.dma->map(addr + off, 4));
+	if (!p)
+		return false;
+	*v = be_to_cpu(read_once(*p));
+	// WQEs written before the counter are visible after it.
+	fence(mo::acquire);
+	return true;
+}
+
+bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds)
+{
+	using prm::sq_geom::ds_unit;
+	using prm::sq_geom::wqebb;
+	u64 ring = u64(rt.sq_wqebbs) * wqebb;
+	if (!ring || (rt.sq_wqebbs & (rt.sq_wqebbs - 1)))
+		return false;
+	u64 start = u64(idx & (rt.sq_wqebbs - 1)) * wqebb;
+	auto unit = [&](u32 u, u8 *dst) {
+		u64 bus;
+		if (!d_.qps->sq_addr(rt, (start + u64(u) * ds_unit) % ring, &bus))
+			return false;
+		const u8 *p = static_cast<const u8 *>(d_.dma->map(bus, ds_unit));
+		if (!p)
+			return false;
+		copy_bytes(dst, p, ds_unit);
+		return true;
+	};
+	if (!unit(0, buf))
+		return false;
+	u32 n = prm::get(buf, ctl::ds);
+	if (!n || n * ds_unit > sizeof(wqe_) || n * ds_unit > ring)
+		return false;
+	for (u32 u = 1; u < n; u++)
+		if (!unit(u, buf + u * ds_unit))
+			return false;
+	*ds = n;
+	return true;
+}
+
+void data_path::run_sq(qp_runtime &rt, u64 now)
+{
+	u32 v;
+	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v))
+		return;
+	u16 pi = u16(v);
+	for (u32 budget = 256; rt.sq_ci != pi; budget--) {
+		if (!budget) {
+			more_ = true;
+			return;
+		}
+		if (rt.waiting && now < rt.wait_until) {
+			if (rt.wait_until < next_timer_)
+				next_timer_ = rt.wait_until;
+			return;
+		}
+		u32 ds = 0;
+		u16 idx = rt.sq_ci;
+		// A counter beyond the ring, or a WQE that cannot be read: the
+		// WQE at the head is unusable and the QP goes to error.
+		if (u16(pi - idx) > rt.sq_wqebbs || !fetch_wqe(rt, idx, wqe_, &ds)) {
+			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::local_qp_op_err, idx,
+				prm::get(wqe_, ctl::opcode));
+			rt.sq_ci = pi;
+			enter_err(rt);
+			return;
+		}
+		u8 op = u8(prm::get(wqe_, ctl::opcode));
+		bool signaled = prm::get(wqe_, ctl::ce) == prm::wqe_ce::cqe_always;
+		u16 nbb = u16((ds * prm::sq_geom::ds_unit + prm::sq_geom::wqebb - 1) / prm::sq_geom::wqebb);
+		outcome o = execute(rt, wqe_, ds, now);
+		if (o.v == verdict::wait) {
+			if (rt.wait_until < next_timer_)
+				next_timer_ = rt.wait_until;
+			return;
+		}
+		rt.waiting = 0;
+		stats_.wqes++;
+		rt.sq_ci = u16(idx + nbb);
+		if (o.v == verdict::error) {
+			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, o.syndrome, idx, op);
+			enter_err(rt);
+			return;
+		}
+		if (signaled)
+			req_cqe(rt, idx, op, o.byte_cnt);
+	}
+}
+
+void data_path::enter_err(qp_runtime &rt)
+{
+	rt.state = qs::err;
+	rt.waiting = 0;
+	rt.generation++;
+	more_ = true;
+}
+
+void data_path::flush(qp_runtime &rt)
+{
+	u32 v;
+	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v))
+		return;
+	u16 rq_pi = u16(v);
+	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v))
+		return;
+	u16 sq_pi = u16(v);
+	if (rt.sq_wqebbs) {
+		while (rt.sq_ci != sq_pi) {
+			u32 ds = 0;
+			u16 idx = rt.sq_ci;
+			u8 op = 0;
+			u16 nbb = 1;
+			if (u16(sq_pi - idx) <= rt.sq_wqebbs && fetch_wqe(rt, idx, wqe_, &ds)) {
+				op = u8(prm::get(wqe_, ctl::opcode));
+				nbb = u16((ds * prm::sq_geom::ds_unit + prm::sq_geom::wqebb - 1) / prm::sq_geom::wqebb);
+			} else {
+				nbb = u16(sq_pi - idx);
+			}
+			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::wr_flush_err, idx, op);
+			rt.sq_ci = u16(idx + nbb);
+		}
+	}
+	if (rt.rq_type == prm::qp_rq_type::non_zero && rt.rq_wqes) {
+		// Receives complete in order: the driver takes wr_id from its tail.
+		while (rt.rq_ci != rq_pi) {
+			err_cqe(rt, rt.cqn_rcv, prm::cqe_opcode::resp_err, prm::cqe_syndrome::wr_flush_err, rt.rq_ci, 0);
+			rt.rq_ci++;
+		}
+	}
+}
+
+void data_path::post(u32 cqn, u8 *cqe, bool solicited, bool error)
+{
+	cqe_result r = d_.cqs->post_cqe(cqn, cqe, solicited || error);
+	if (r == cqe_result::posted) {
+		stats_.cqes++;
+		if (error)
+			stats_.error_cqes++;
+	}
+}
+
+void data_path::req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt)
+{
+	u8 e[prm::cqe64::size_bytes] = {};
+	prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::req);
+	prm::set(e, prm::cqe64::sop_drop_qpn, u32(op) << 24 | rt.qpn);
+	prm::set(e, prm::cqe64::wqe_counter, idx);
+	prm::set(e, prm::cqe64::user_index, rt.user_index);
+	prm::set(e, prm::cqe64::byte_cnt, byte_cnt);
+	post(rt.cqn_snd, e, false, false);
+}
+
+void data_path::err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op)
+{
+	u8 e[prm::err_cqe::size_bytes] = {};
+	prm::set(e, prm::err_cqe::syndrome, syndrome);
+	prm::set(e, prm::err_cqe::vendor_err_synd, vendor_err(syndrome));
+	prm::set(e, prm::err_cqe::s_wqe_opcode_qpn, u32(wqe_op) << 24 | rt.qpn);
+	prm::set(e, prm::err_cqe::wqe_counter, counter);
+	prm::set(e, prm::cqe64::user_index, rt.user_index);
+	prm::set(e, prm::cqe64::opcode, opcode);
+	post(cqn, e, false, true);
+}
+
+} // namespace scx::hca

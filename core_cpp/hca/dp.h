@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+// The data path: what a ConnectX does between doorbells and completions.
+//
+// libmlx5 posts work without entering the kernel: it writes WQEs into the
+// QP's buffer, bumps the doorbell record and stores the first 8 bytes of
+// the WQE into its UAR page. The data path watches the UAR pages
+// (uar_window), and on a doorbell walks the send queues whose counters
+// moved, executes each WQE as the requester, delivers it to the responder
+// QP (on this device: loopback), and writes CQEs on both sides. CQ arm
+// requests come from the arm word of the CQ's doorbell record.
+//
+// Transport semantics (RC, UC, UD) are those of the IBTA spec as mlx5
+// reports them: RNR NAK with the responder's min_rnr_timer and the
+// requester's rnr_retry, transport retries when nobody answers, remote
+// checks (QP state, rkey, PD, bounds, access), error CQEs with mlx5
+// syndromes on the side that sees the error, QP to ERR and flush.
+//
+// Everything runs under one lock that every command touching a QP, CQ,
+// SRQ or memory key also takes, so no object changes or goes away under a
+// WQE in flight.
+#pragma once
+
+#include "hca/cq.h"
+#include "hca/dp_mem.h"
+#include "hca/eq.h"
+#include "hca/mkey.h"
+#include "hca/qp.h"
+#include "hca/srq.h"
+#include "hca/uar_window.h"
+#include "lib/sync.h"
+
+namespace scx::hca {
+
+struct dp_deps {
+	bus::dma_space *dma;
+	fw_pages *pages;
+	qp_table *qps;
+	cq_engine *cqs;
+	srq_table *srqs;
+	mkey_table *mkeys;
+	uar_window *uars;
+	eq_engine *eqs;
+};
+
+struct dp_stats {
+	u64 passes;
+	u64 wqes;
+	u64 bytes;
+	u64 cqes;
+	u64 error_cqes;
+	u64 rnr_naks;
+	u64 retries;
+	u64 doorbells;
+};
+
+// How long the poller spins after activity, and how far it backs off.
+struct dp_policy {
+	u32 spin_us = 200;       // keep polling without sleeping this long after work
+	u32 nap_us = 20;         // then sleep this long between polls ...
+	u32 nap_window_us = 20000; // ... for this long after work
+	u32 idle_us = 2000;      // then this, doubling up to idle_max_us
+	u32 idle_max_us = 16000;
+};
+
+class data_path {
+public:
+	data_path() = default;
+	~data_path();
+	data_path(const data_path &) = delete;
+	data_path &operator=(const data_path &) = delete;
+
+	status init(const dp_deps &d, u32 max_qps, u32 max_cqs);
+	void set_policy(const dp_policy &p) { policy_ = p; }
+
+	// Held by commands that change or free what the data path uses.
+	spinlock &lock() { return lock_; }
+
+	// One round: doorbells, due timers, the work they reveal. Returns the
+	// microseconds the caller may sleep before the next round (0: none).
+	u32 poll();
+	// A doorbell arrived through BAR0 (kernel-owned queues).
+	void kick() { kicked_.store(1, mo::release); }
+
+	dp_stats stats();
+
+	// vendor_err_synd values a ConnectX reports with each syndrome.
+	static u8 vendor_err(u8 syndrome);
+
+private:
+	enum class verdict : u8 { done, wait, error };
+	struct outcome {
+		verdict v = verdict::done;
+		u8 syndrome = 0;
+		u32 byte_cnt = 0;
+	};
+	// What the responder answers (an RC requester acts on it).
+	enum class answer : u8 { ack, rnr, none, inv_req, access, op_err };
+
+	struct request {
+		u8 op;               // prm::wqe_op
+		u8 se;
+		u32 imm;             // raw, as in the WQE
+		u64 raddr;
+		u32 rkey;
+		u64 swap_add, compare;
+		const sg_list *src;  // gather list, or
+		const u8 *inl;       // inline bytes
+		u32 len;
+		sg_list *result;     // READ / atomic: where the data goes
+		u32 dqpn;            // UD
+		u32 qkey;            // UD
+		const u8 *av;        // UD address vector
+	};
+
+	void pass(u64 now);
+	void rebuild_watch();
+	bool read_dbr(u64 addr, u32 off, u32 *v);
+	void run_sq(qp_runtime &rt, u64 now);
+	void flush(qp_runtime &rt);
+	bool fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds);
+	outcome execute(qp_runtime &rt, const u8 *w, u32 ds, u64 now);
+	outcome finish_rc(qp_runtime &rt, answer a, u64 now, qp_runtime *dst);
+	answer deliver(qp_runtime &rt, const request &rq, qp_runtime **dst_out);
+	answer respond_recv(qp_runtime &rt, qp_runtime &dst, const request &rq);
+	bool take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *f, bool commit);
+	void enter_err(qp_runtime &rt);
+	void resp_error(qp_runtime &dst, u8 syndrome, u16 counter);
+	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
+	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
+	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
+	void write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 len, u8 *grh);
+
+	dp_deps d_{};
+	mem_resolver mem_;
+	dp_policy policy_{};
+	spinlock lock_;
+	atomic<u32> kicked_{0};
+	dp_stats stats_{};
+
+	// Dense lists of live QPs and CQs, rebuilt when the tables change.
+	u32 *watch_qp_ = nullptr;
+	u32 *watch_cq_ = nullptr;
+	u32 nqp_ = 0, ncq_ = 0, max_qps_ = 0, max_cqs_ = 0;
+	u32 qp_epoch_ = ~0u, cq_epoch_ = ~0u;
+
+	bool more_ = false;        // work left over from the last pass
+	u64 next_timer_ = ~0ull;   // earliest RNR / retry deadline
+	u64 last_active_ = 0;
+	u32 idle_sleep_ = 0;
+
+	// Scratch for one WQE at a time (single poller).
+	u8 wqe_[1024];
+	sg_list local_, remote_;
+};
+
+} // namespace scx::hca

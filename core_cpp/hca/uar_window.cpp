@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hca/uar_window.h"
+
+#include "lib/endian.h"
+#include "lib/new.h"
+#include "prm/uar.h"
+#include "softcx/env.h"
+
+namespace scx::hca {
+
+status uar_window::init(u32 first_uar, u32 num_uars)
+{
+	first_ = first_uar;
+	count_ = num_uars;
+	slots_ = static_cast<slot *>(alloc_bytes(sizeof(slot) * num_uars));
+	if (!slots_)
+		return errc::nomem;
+	for (u32 i = 0; i < num_uars; i++)
+		new (&slots_[i]) slot{};
+	return status::ok();
+}
+
+uar_window::~uar_window()
+{
+	if (!slots_)
+		return;
+	for (u32 i = 0; i < count_; i++) {
+		u64 *p = slots_[i].cpu.load();
+		if (p)
+			scx_env_dma_free(p, prm::uar_page::size, slots_[i].dma);
+	}
+	free_bytes(slots_);
+}
+
+void *uar_window::page(u32 uar)
+{
+	if (uar < first_ || uar - first_ >= count_)
+		return nullptr;
+	slot &s = slots_[uar - first_];
+	u64 *p = s.cpu.load(mo::acquire);
+	if (p)
+		return p;
+	u64 dma = 0;
+	p = static_cast<u64 *>(scx_env_dma_alloc(prm::uar_page::size, &dma));
+	if (!p)
+		return nullptr;
+	u64 *expected = nullptr;
+	if (!s.cpu.compare_exchange(expected, p, mo::acq_rel)) {
+		scx_env_dma_free(p, prm::uar_page::size, dma);
+		return expected;
+	}
+	s.dma = dma; // read only by the destructor
+	u32 top = used_.load(mo::acquire);
+	while (top < uar - first_ + 1 && !used_.compare_exchange(top, uar - first_ + 1, mo::acq_rel))
+		;
+	return p;
+}
+
+u64 uar_window::from_be(u64 v)
+{
+	return load_be<u64>(&v);
+}
+
+} // namespace scx::hca

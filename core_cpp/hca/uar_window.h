@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+// The UAR pages of BAR0 that user space maps: each is a page of memory the
+// device watches (a software device has no MMIO decoder for user stores).
+// libmlx5 rings its send doorbell (+0x800) and CQ arm doorbell (+0x20) there
+// after updating the doorbell records, so a changed word says "look now",
+// and its value (QPN, CQN) says where. The pages live as long as the device,
+// like a BAR.
+#pragma once
+
+#include "lib/atomic.h"
+#include "lib/status.h"
+#include "lib/types.h"
+
+namespace scx::hca {
+
+class uar_window {
+public:
+	uar_window() = default;
+	uar_window(const uar_window &) = delete;
+	uar_window &operator=(const uar_window &) = delete;
+	~uar_window();
+
+	status init(u32 first_uar, u32 num_uars);
+
+	// The memory behind UAR `uar` (allocated on first use, process
+	// context only); null if `uar` is out of range or memory ran out.
+	void *page(u32 uar);
+
+	// Every doorbell written since the last call: f(uar, offset, value)
+	// with the value in CPU order. Each word is taken atomically (a
+	// store racing with the take is seen next time).
+	template <typename F> u32 drain(F &&f)
+	{
+		u32 n = 0, top = used_.load(mo::acquire);
+		for (u32 i = 0; i < top; i++) {
+			u64 *p = slots_[i].cpu.load(mo::acquire);
+			if (!p)
+				continue;
+			for (u32 off : watched) {
+				u64 *w = p + off / 8;
+				if (!read_once(*w))
+					continue;
+				u64 v = __atomic_exchange_n(w, u64(0), __ATOMIC_ACQ_REL);
+				if (v) {
+					f(first_ + i, off, from_be(v));
+					n++;
+				}
+			}
+		}
+		return n;
+	}
+
+	// The doorbells a page carries: CQ arm, then the send doorbells of
+	// its (up to eight) bfregs.
+	static constexpr u32 watched[] = {0x20, 0x800, 0x900, 0xa00, 0xb00, 0xc00, 0xd00, 0xe00, 0xf00};
+
+private:
+	static u64 from_be(u64 v);
+	struct slot {
+		atomic<u64 *> cpu;
+		u64 dma;
+	};
+	slot *slots_ = nullptr;
+	u32 first_ = 0;
+	u32 count_ = 0;
+	atomic<u32> used_{0};
+};
+
+} // namespace scx::hca
