@@ -8,6 +8,9 @@
 
 #include <linux/debugfs.h>
 #include <linux/interrupt.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "softcx/driver.h"
@@ -102,6 +105,33 @@ void scx_hca_link(struct scx_kdev *kdev, bool up)
 	scx_hca_set_link(kdev->hca, up);
 }
 
+struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
+{
+	void *p = scx_hca_uar_page(kdev->hca, uar);
+
+	return p ? virt_to_page(p) : NULL;
+}
+
+/*
+ * The hca's data path runs here: user space posts work and arms CQs by
+ * writing memory, never entering the kernel, so the device polls. It says
+ * how long it may sleep: not at all right after work, longer as it idles.
+ */
+static int scx_dp_thread(void *arg)
+{
+	struct scx_kdev *kdev = arg;
+
+	while (!kthread_should_stop()) {
+		unsigned int us = scx_hca_poll(kdev->hca);
+
+		if (!us)
+			cond_resched();
+		else
+			usleep_range_state(us, us + us / 4 + 5, TASK_IDLE);
+	}
+	return 0;
+}
+
 struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p)
 {
 	struct scx_drv_params dp = {};
@@ -156,9 +186,18 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
 		goto err_hca;
 	}
+	scx_hca_dp_policy(kdev->hca, p->dp_spin_us, p->dp_idle_max_us);
+	kdev->dp_thread = kthread_run(scx_dp_thread, kdev, "%s-dp", kdev->name);
+	if (IS_ERR(kdev->dp_thread)) {
+		err = PTR_ERR(kdev->dp_thread);
+		kdev->dp_thread = NULL;
+		goto err_drv;
+	}
 	pr_info("%s: up, %u completion EQs\n", kdev->name, kdev->num_vectors - 1);
 	return kdev;
 
+err_drv:
+	scx_drv_teardown(kdev->drv);
 err_hca:
 	scx_hca_destroy(kdev->hca);
 err_irqs:
@@ -175,6 +214,8 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 	unsigned int i;
 
 	debugfs_remove_recursive(kdev->debugfs);
+	if (kdev->dp_thread)
+		kthread_stop(kdev->dp_thread);
 	scx_drv_teardown(kdev->drv);
 	for (i = 0; i < kdev->num_vectors - 1; i++)
 		tasklet_kill(&kdev->tasklets[i].t);

@@ -53,6 +53,7 @@ struct scx_kdev {
 	struct scx_irqs *irqs;
 	struct scx_hca *hca;
 	struct scx_drv *drv;
+	struct task_struct *dp_thread;
 	struct dentry *debugfs;
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	void *port_event_ctx;
@@ -72,12 +73,16 @@ struct scx_kdev_params {
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;
+	unsigned int dp_spin_us;	/* data path: poll this long after work */
+	unsigned int dp_idle_max_us;	/* ... and sleep at most this long when idle */
 };
 
 struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p);
 void scx_kdev_destroy(struct scx_kdev *kdev);
 /* The port's link went down or up (the cable, as the hca sees it). */
 void scx_hca_link(struct scx_kdev *kdev, bool up);
+/* The memory behind UAR page `uar`, which user space maps (see hca.h). */
+struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
 /* /sys/kernel/debug/softcx */

@@ -128,7 +128,6 @@ static void scx_free_uars(struct scx_ucontext *uc)
 	unsigned int i;
 
 	for (i = 0; i < uc->num_uars; i++) {
-		/* The page itself goes when its last mapping does (mmap_free). */
 		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
 		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
 	}
@@ -147,18 +146,17 @@ static int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
 		e = kzalloc(sizeof(*e), GFP_KERNEL);
 		if (!e)
 			return -ENOMEM;
-		e->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!e->page) {
-			kfree(e);
-			return -ENOMEM;
-		}
 		err = scx_verbs_alloc_uar(drv, &uc->uar_index[i]);
+		if (!err) {
+			/* The device watches this page for the user's doorbells. */
+			e->page = scx_kdev_uar_page(to_sdev(uc->ibuc.device)->kdev, uc->uar_index[i]);
+			err = e->page ? 0 : -ENOMEM;
+		}
 		if (!err)
 			err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &e->rdma_entry, PAGE_SIZE, i);
 		if (err) {
 			if (uc->uar_index[i])
 				scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
-			__free_page(e->page);
 			kfree(e);
 			return err;
 		}
@@ -268,10 +266,8 @@ static int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 static void scx_mmap_free(struct rdma_user_mmap_entry *entry)
 {
-	struct scx_uar_entry *e = container_of(entry, struct scx_uar_entry, rdma_entry);
-
-	__free_page(e->page);
-	kfree(e);
+	/* The page is the hca's (BAR memory): it outlives every mapping. */
+	kfree(container_of(entry, struct scx_uar_entry, rdma_entry));
 }
 
 /* Called by the core once the ib_device is unregistered: free the function. */
@@ -353,6 +349,8 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	struct scx_kdev_params p = {
 		.num_comp_eqs = scx_settings.comp_eqs,
 		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
+		.dp_spin_us = scx_settings.dp_spin_us,
+		.dp_idle_max_us = scx_settings.dp_idle_max_us,
 	};
 	struct scx_ib_device_attr a;
 	struct scx_ibdev *sdev;

@@ -30,7 +30,7 @@ struct scx_ucontext {
 	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
 };
 
-/* A user UAR page: ordinary memory the user maps; the hca owns its index. */
+/* A user UAR page: the hca's memory behind that UAR, which the user maps. */
 struct scx_uar_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	struct page *page;
