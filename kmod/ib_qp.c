@@ -57,8 +57,10 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	    init->cap.max_inline_data > a.max_send_sge * 16)
 		return -EINVAL;
 	if ((ucmd.buf_addr & ~PAGE_MASK) || ucmd.sq_wqe_count > a.max_qp_wr ||
-	    ucmd.rq_wqe_count > a.max_qp_wr || ucmd.rq_wqe_shift < 4 ||
-	    (1U << min(ucmd.rq_wqe_shift, 31U)) > a.max_recv_sge * 16 ||
+	    ucmd.rq_wqe_count > a.max_qp_wr ||
+	    /* No RQ of its own (SRQ, or none): libmlx5 leaves the shift 0. */
+	    (ucmd.rq_wqe_count && (ucmd.rq_wqe_shift < 4 ||
+				   (1U << min(ucmd.rq_wqe_shift, 31U)) > a.max_recv_sge * 16)) ||
 	    (ucmd.uidx & ~0xffffffU) || (init->srq && ucmd.rq_wqe_count) ||
 	    (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC && init->qp_type != IB_QPT_UD))
 		return -EINVAL;

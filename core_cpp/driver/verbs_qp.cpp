@@ -139,7 +139,7 @@ int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *
 	if (p->type != SCX_QPT_RC && p->type != SCX_QPT_UC && p->type != SCX_QPT_UD)
 		return -int(errc::notsupp);
 	if ((p->sq_wqebbs && !is_pow2(p->sq_wqebbs)) || (p->rq_wqes && !is_pow2(p->rq_wqes)) ||
-	    p->rq_wqe_shift < 4 || p->page_shift < 12 || !p->npages)
+	    (p->rq_wqes && p->rq_wqe_shift < 4) || p->page_shift < 12 || !p->npages)
 		return -int(errc::inval);
 	qc::qp_params q;
 	q.st = qpc_st(p->type);

@@ -1,0 +1,86 @@
+#!/bin/bash
+# In-guest: the standard tools move data over softcx (loopback on one port):
+# the libibverbs pingpong examples (RC default and events, UC, UD, SRQ) with
+# 1000 iterations and payload checking, perftest RC bandwidth and latency
+# tests with defaults and with -a, and UD send bandwidth. Each tool is run as
+# server and client, both must exit 0 with their report.
+set -uo pipefail
+. "${BASH_SOURCE%/*}/common.sh"
+kmemleak_begin
+
+dev=softcx_0
+setup_netdev || result netdev FAIL
+if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0; }; then
+	result dp_link_add FAIL
+	finish
+	exit 1
+fi
+if ! gidx=$(roce_v2_ipv4_gid_index $dev); then
+	result dp_gid FAIL "no RoCEv2 IPv4 GID"
+	finish
+	exit 1
+fi
+
+# pp NAME TOOL [args]: a pingpong pair, with -c (payload check) if offered.
+pp() {
+	local name=$1 tool=$2 chk=
+	shift 2
+	"$tool" --help 2>&1 | grep -q -- '--chk' && chk=-c
+	if pingpong_pair $dev "$gidx" "$tool" -n 1000 $chk "$@"; then
+		result "$name" PASS "$(grep -m1 'usec/iter' <<<"$RUN_OUT")"
+	else
+		result "$name" FAIL
+	fi
+}
+
+pp rc_pingpong ibv_rc_pingpong
+pp rc_pingpong_events ibv_rc_pingpong -e
+pp uc_pingpong ibv_uc_pingpong
+pp ud_pingpong ibv_ud_pingpong -s 1024
+pp srq_pingpong ibv_srq_pingpong
+
+# perf NAME TOOL [args]: a perftest server and client on the same device.
+perf() {
+	local name=$1 tool=$2 srv_rc=0 cli_rc=0 spid try
+	shift 2
+	local log=/tmp/perf-server.$$
+	echo "+ server: $tool -d $dev -x $gidx $*" >&2
+	timeout 300 "$tool" -d $dev -x "$gidx" "$@" >"$log" 2>&1 &
+	spid=$!
+	sleep 1
+	for ((try = 0; try < 5; try++)); do
+		cli_rc=0
+		run_t 290 "$tool" -d $dev -x "$gidx" "$@" "$PEER_IP" || cli_rc=$?
+		[ $cli_rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *"Unable to open file"* ]] &&
+			kill -0 $spid 2>/dev/null || break
+		sleep 1
+	done
+	wait $spid || srv_rc=$?
+	echo "+ server exit status $srv_rc:" >&2
+	cat "$log" >&2
+	rm -f "$log"
+	# The last line of the results table: bytes, iterations, numbers.
+	local line
+	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' ')
+	if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$line" ]; then
+		result "$name" PASS "$line"
+	else
+		result "$name" FAIL "server $srv_rc client $cli_rc"
+	fi
+}
+
+for t in write_bw read_bw send_bw atomic_bw write_lat send_lat read_lat; do
+	perf "ib_$t" "ib_$t"
+done
+# -a walks every size up to 8 MiB; fewer iterations keep it to minutes
+# under emulation.
+for t in write_bw read_bw send_bw write_lat send_lat read_lat; do
+	perf "ib_${t}_all" "ib_$t" -a -n 50
+done
+# Atomics have one size (perftest refuses -a): both operations instead.
+perf ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
+perf ib_send_bw_ud ib_send_bw -c UD
+
+rmmod softcx || result dp_rmmod FAIL
+kmemleak_check datapath
+finish
