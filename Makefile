@@ -107,9 +107,18 @@ host-test: deps $(BUILD)/host/softcx_tests
 		$(BUILD)/host/softcx_tests --gtest_brief=1
 
 # --- benchmarks (numbers, not tests) -----------------------------------------
-# NOP commands/s and latency in the stock guest: build/bench/nop.txt.
-bench: module
+# softcx against rdma_rxe in one stock guest (perftest bandwidth and latency,
+# memcpy ceiling, idle CPU with 1000 QPs): build/bench/verbs.txt; NOP
+# commands/s and latency: build/bench/nop.txt.
+BENCH_BIN := $(BUILD)/bench-bin
+bench: module $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps
 	@bench/run.sh
+$(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
+	@mkdir -p $(dir $@)
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+$(BENCH_BIN)/idle_qps: bench/idle_qps.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -libverbs
 
 # --- fuzzing: libFuzzer over the hca's command interface ---------------------
 # `make fuzz` builds tests/fuzz/fuzz_cmdq, fuzzes for FUZZ_SECONDS starting
@@ -167,12 +176,16 @@ fuzz-replay: $(FUZZ_BIN)
 
 # --- userspace verbs tests: libibverbs (+ mlx5dv), run in the guest ----------
 # tests/vm/guest/verbs-objects.sh runs build/verbs/verbs_objects on rxe and
-# softcx; host and guest share Debian 12's rdma-core, so it is built here.
+# softcx, tests/vm/guest/wqe-fuzz.sh build/verbs/wqe_fuzz on softcx; host and
+# guest share Debian 12's rdma-core, so they are built here.
 VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests
-verbs-tests: $(VERBS_DIR)/verbs_objects
+verbs-tests: $(VERBS_DIR)/verbs_objects $(VERBS_DIR)/wqe_fuzz
 $(VERBS_DIR)/verbs_objects: tests/verbs/verbs_objects.c
+	@mkdir -p $(dir $@)
+	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5
+$(VERBS_DIR)/wqe_fuzz: tests/verbs/wqe_fuzz.c
 	@mkdir -p $(dir $@)
 	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5

@@ -6,6 +6,9 @@
  *   eqs        per EQ: eqn, vector, size, consumer index, interrupts, EQEs
  *   inject     fault injection: "delay OP MS [N]", "drop OP [N]",
  *              "fail OP STATUS SYNDROME [N]", "clear", "link up|down"
+ *   objects    live verbs objects per type
+ *   dp         data path: doorbells seen, passes, WQEs, bytes, CQEs, errors,
+ *              RNR NAKs, retries
  *   nop        write N: run N NOP commands (errors come back from write())
  *   bench_nop  write "N [T]": T threads (default 1) run N NOPs each, every one
  *              timed; read: the last run's ops/s and latency percentiles
@@ -90,6 +93,20 @@ static int scx_objects_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_objects);
+
+/* The data path's counters (hca side). */
+static int scx_dp_show(struct seq_file *m, void *unused)
+{
+	struct scx_kdev *kdev = m->private;
+	struct scx_hca_dp_stats s;
+
+	scx_hca_get_dp_stats(kdev->hca, &s);
+	seq_printf(m, "doorbells %llu\npasses %llu\nwqes %llu\nbytes %llu\ncqes %llu\n"
+		   "error_cqes %llu\nrnr_naks %llu\nretries %llu\n",
+		   s.doorbells, s.passes, s.wqes, s.bytes, s.cqes, s.error_cqes, s.rnr_naks, s.retries);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scx_dp);
 
 static int scx_inject_parse(struct scx_kdev *kdev, char *cmd)
 {
@@ -355,5 +372,6 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("inject", 0200, d, kdev, &scx_inject_fops);
 	debugfs_create_file("nop", 0200, d, kdev, &scx_nop_fops);
 	debugfs_create_file("objects", 0444, d, kdev, &scx_objects_fops);
+	debugfs_create_file("dp", 0444, d, kdev, &scx_dp_fops);
 	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

@@ -121,13 +121,19 @@ static int scx_dp_thread(void *arg)
 {
 	struct scx_kdev *kdev = arg;
 
+	/*
+	 * Real-time (lowest FIFO priority), so a doorbell is seen as soon as
+	 * the thread's timer fires, not when busy-polling applications on the
+	 * same CPUs give up theirs; between polls it sleeps, so they still run.
+	 */
+	sched_set_fifo_low(current);
 	while (!kthread_should_stop()) {
 		unsigned int us = scx_hca_poll(kdev->hca);
 
 		if (!us)
 			cond_resched();
 		else
-			usleep_range_state(us, us + us / 4 + 5, TASK_IDLE);
+			usleep_range_state(us, us + us / 4 + 2, TASK_IDLE);
 	}
 	return 0;
 }
@@ -186,7 +192,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
 		goto err_hca;
 	}
-	scx_hca_dp_policy(kdev->hca, p->dp_spin_us, p->dp_idle_max_us);
+	scx_hca_dp_policy(kdev->hca, p->dp_active_us, p->dp_idle_max_us);
 	kdev->dp_thread = kthread_run(scx_dp_thread, kdev, "%s-dp", kdev->name);
 	if (IS_ERR(kdev->dp_thread)) {
 		err = PTR_ERR(kdev->dp_thread);

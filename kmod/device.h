@@ -73,7 +73,7 @@ struct scx_kdev_params {
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;
-	unsigned int dp_spin_us;	/* data path: poll this long after work */
+	unsigned int dp_active_us;	/* data path: poll closely this long after work */
 	unsigned int dp_idle_max_us;	/* ... and sleep at most this long when idle */
 };
 

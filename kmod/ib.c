@@ -349,7 +349,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	struct scx_kdev_params p = {
 		.num_comp_eqs = scx_settings.comp_eqs,
 		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
-		.dp_spin_us = scx_settings.dp_spin_us,
+		.dp_active_us = scx_settings.dp_active_us,
 		.dp_idle_max_us = scx_settings.dp_idle_max_us,
 	};
 	struct scx_ib_device_attr a;

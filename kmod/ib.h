@@ -12,7 +12,7 @@ struct scx_ib_settings {
 	u32 hw_ver;
 	unsigned int comp_eqs;
 	unsigned int cmd_timeout_ms;
-	unsigned int dp_spin_us;
+	unsigned int dp_active_us;
 	unsigned int dp_idle_max_us;
 };
 

@@ -40,9 +40,9 @@ static bool cmd_checksum;
 module_param(cmd_checksum, bool, 0444);
 MODULE_PARM_DESC(cmd_checksum, "sign command entries and mailboxes");
 
-static uint dp_spin_us = 200;
-module_param(dp_spin_us, uint, 0444);
-MODULE_PARM_DESC(dp_spin_us, "data path: keep polling this long after work, in us (default 200)");
+static uint dp_active_us = 20000;
+module_param(dp_active_us, uint, 0444);
+MODULE_PARM_DESC(dp_active_us, "data path: poll every few us for this long after work, in us (default 20000)");
 
 static uint dp_idle_max_us = 16000;
 module_param(dp_idle_max_us, uint, 0444);
@@ -76,7 +76,7 @@ static int scx_add_device(int index)
 		.cmd_timeout_ms = cmd_timeout_ms,
 		.cmd_polling = cmd_polling,
 		.cmd_checksum = cmd_checksum,
-		.dp_spin_us = dp_spin_us,
+		.dp_active_us = dp_active_us,
 		.dp_idle_max_us = dp_idle_max_us,
 	};
 	struct scx_kdev *kdev;
@@ -134,7 +134,7 @@ static int __init softcx_init(void)
 		.hw_ver = hw_ver,
 		.comp_eqs = comp_eqs,
 		.cmd_timeout_ms = cmd_timeout_ms,
-		.dp_spin_us = dp_spin_us,
+		.dp_active_us = dp_active_us,
 		.dp_idle_max_us = dp_idle_max_us,
 	};
 	unsigned int i;

@@ -113,10 +113,11 @@ unsigned int scx_hca_poll(struct scx_hca *hca) { return hca->dev.dp().poll(); }
 
 void *scx_hca_uar_page(struct scx_hca *hca, uint32_t uar) { return hca->dev.uar_page(uar); }
 
-void scx_hca_dp_policy(struct scx_hca *hca, uint32_t spin_us, uint32_t idle_max_us)
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us)
 {
 	hca::dp_policy p;
-	p.spin_us = spin_us;
+	if (active_us)
+		p.active_us = active_us;
 	if (idle_max_us) {
 		p.idle_max_us = idle_max_us;
 		if (p.idle_us > idle_max_us)

@@ -59,6 +59,24 @@ u8 data_path::vendor_err(u8 syndrome)
 u32 data_path::poll()
 {
 	u64 now = scx_env_now_ns();
+	// A QP in ERR with WQEs beyond what was consumed needs a flush, though
+	// no doorbell says so: 2ERR by command, a receive posted while in ERR.
+	auto flush_due = [this] {
+		rebuild_watch();
+		for (u32 i = 0; i < nqp_; i++) {
+			qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+			if (!rt || rt->state != qs::err)
+				continue;
+			u32 v;
+			if (rt->sq_wqebbs && read_dbr(rt->dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v) &&
+			    u16(v) != rt->sq_ci)
+				return true;
+			if (rt->rq_type == prm::qp_rq_type::non_zero && rt->rq_wqes &&
+			    read_dbr(rt->dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v) && u16(v) != rt->rq_ci)
+				return true;
+		}
+		return false;
+	};
 	bool work;
 	bool more;
 	u64 timer;
@@ -71,6 +89,8 @@ u32 data_path::poll()
 			rung++;
 		stats_.doorbells += rung;
 		work = rung || more_;
+		if (!work && now < next_timer_)
+			work = flush_due();
 		if (work || now >= next_timer_) {
 			more_ = false;
 			next_timer_ = ~0ull;
@@ -87,10 +107,8 @@ u32 data_path::poll()
 		return 0;
 	u64 since_us = (now - last_active_) / 1000;
 	u32 s;
-	if (since_us < policy_.spin_us) {
-		s = 0;
-	} else if (since_us < policy_.nap_window_us) {
-		s = policy_.nap_us;
+	if (since_us < policy_.active_us) {
+		s = policy_.active_sleep_us;
 	} else {
 		idle_sleep_ = idle_sleep_ ? idle_sleep_ * 2 : policy_.idle_us;
 		if (idle_sleep_ > policy_.idle_max_us)
@@ -100,7 +118,7 @@ u32 data_path::poll()
 	if (timer != ~0ull) {
 		u64 left_us = timer > now ? (timer - now) / 1000 : 0;
 		if (left_us < s)
-			s = u32(left_us);
+			s = left_us ? u32(left_us) : 1;
 	}
 	return s;
 }
@@ -129,6 +147,12 @@ void data_path::pass(u64 now)
 {
 	stats_.passes++;
 	rebuild_watch();
+	// Arm requests come first: a request made before this pass's CQEs
+	// must see them arrive, so a solicited-only arm is not fired by an
+	// unsolicited CQE it was written before. (Taken after them, every
+	// new CQE would look "already there" and fire any arm at once.)
+	for (u32 i = 0; i < ncq_; i++)
+		d_.cqs->poll_arm(watch_cq_[i]);
 	for (u32 i = 0; i < nqp_; i++) {
 		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
 		if (!rt)
@@ -138,9 +162,6 @@ void data_path::pass(u64 now)
 		else if (rt->state == qs::err)
 			flush(*rt);
 	}
-	// Arm requests come last: they see every CQE this pass wrote.
-	for (u32 i = 0; i < ncq_; i++)
-		d_.cqs->poll_arm(watch_cq_[i]);
 }
 
 bool data_path::read_dbr(u64 addr, u32 off, u32 *v)
@@ -205,11 +226,15 @@ void data_path::run_sq(qp_runtime &rt, u64 now)
 		u32 ds = 0;
 		u16 idx = rt.sq_ci;
 		// A counter beyond the ring, or a WQE that cannot be read: the
-		// WQE at the head is unusable and the QP goes to error.
-		if (u16(pi - idx) > rt.sq_wqebbs || !fetch_wqe(rt, idx, wqe_, &ds)) {
+		// WQE at the head is unusable and the QP goes to error. An
+		// unreadable WQE (ds 0, or larger than any WQE) takes one
+		// WQEBB, so the WQEs posted behind it are still flushed, each
+		// with its CQE; past a counter beyond the ring nothing can be.
+		bool beyond = u16(pi - idx) > rt.sq_wqebbs;
+		if (beyond || !fetch_wqe(rt, idx, wqe_, &ds)) {
 			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::local_qp_op_err, idx,
 				prm::get(wqe_, ctl::opcode));
-			rt.sq_ci = pi;
+			rt.sq_ci = beyond ? pi : u16(idx + 1);
 			enter_err(rt);
 			return;
 		}
@@ -257,12 +282,12 @@ void data_path::flush(qp_runtime &rt)
 			u32 ds = 0;
 			u16 idx = rt.sq_ci;
 			u8 op = 0;
-			u16 nbb = 1;
-			if (u16(sq_pi - idx) <= rt.sq_wqebbs && fetch_wqe(rt, idx, wqe_, &ds)) {
+			u16 nbb = 1; // an unreadable WQE: one WQEBB, as in run_sq
+			if (u16(sq_pi - idx) > rt.sq_wqebbs) {
+				nbb = u16(sq_pi - idx);
+			} else if (fetch_wqe(rt, idx, wqe_, &ds)) {
 				op = u8(prm::get(wqe_, ctl::opcode));
 				nbb = u16((ds * prm::sq_geom::ds_unit + prm::sq_geom::wqebb - 1) / prm::sq_geom::wqebb);
-			} else {
-				nbb = u16(sq_pi - idx);
 			}
 			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::wr_flush_err, idx, op);
 			rt.sq_ci = u16(idx + nbb);

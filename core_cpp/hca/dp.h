@@ -53,11 +53,10 @@ struct dp_stats {
 	u64 doorbells;
 };
 
-// How long the poller spins after activity, and how far it backs off.
+// How often the poller looks after activity, and how far it backs off.
 struct dp_policy {
-	u32 spin_us = 200;       // keep polling without sleeping this long after work
-	u32 nap_us = 20;         // then sleep this long between polls ...
-	u32 nap_window_us = 20000; // ... for this long after work
+	u32 active_us = 20000;   // after work, poll every active_sleep_us for this long
+	u32 active_sleep_us = 5;
 	u32 idle_us = 2000;      // then this, doubling up to idle_max_us
 	u32 idle_max_us = 16000;
 };

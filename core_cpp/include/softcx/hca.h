@@ -53,11 +53,15 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
 /*
  * The data path. scx_hca_poll() runs one round (doorbells, due timers, the
  * work they reveal) in process context and returns how many microseconds
- * the caller may sleep before the next round (0: call again at once).
+ * the caller may sleep before the next round (0: work is left, call again
+ * at once).
  */
 unsigned int scx_hca_poll(struct scx_hca *hca);
-/* Spin this long after work; back off to at most idle_max_us (0: default). */
-void scx_hca_dp_policy(struct scx_hca *hca, uint32_t spin_us, uint32_t idle_max_us);
+/*
+ * Poll every few microseconds for active_us after work, then back off to at
+ * most idle_max_us between polls (0: the default for either).
+ */
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us);
 
 /*
  * The page of memory behind UAR `uar`, which user space maps to ring

@@ -94,6 +94,31 @@ pingpong_pair() {
 	[ $srv_rc = 0 ] && [ $cli_rc = 0 ]
 }
 
+# perftest_pair DEV GIDX TOOL [args...]: a perftest server and client on DEV
+# (loopback through PEER_IP); both must exit 0. The client's output is left
+# in RUN_OUT and its last results-table row in PERF_ROW.
+perftest_pair() {
+	local dev=$1 gidx=$2 tool=$3 srv_rc=0 cli_rc=0 spid try
+	shift 3
+	local log=/tmp/perf-server.$$
+	echo "+ server: $tool -d $dev -x $gidx $*" >&2
+	timeout 300 "$tool" -d "$dev" -x "$gidx" "$@" >"$log" 2>&1 &
+	spid=$!
+	sleep 1
+	for ((try = 0; try < 5; try++)); do
+		cli_rc=0
+		run_t 290 "$tool" -d "$dev" -x "$gidx" "$@" "$PEER_IP" || cli_rc=$?
+		[ $cli_rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] && kill -0 $spid 2>/dev/null || break
+		sleep 1
+	done
+	wait $spid || srv_rc=$?
+	echo "+ server exit status $srv_rc:" >&2
+	cat "$log" >&2
+	rm -f "$log"
+	PERF_ROW=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' ' | sed 's/^ //')
+	[ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$PERF_ROW" ]
+}
+
 # finish: summary line; non-zero if any result failed (use as the last command).
 finish() {
 	local line="SUMMARY: $_passed passed, $_failed failed"

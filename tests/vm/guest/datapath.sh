@@ -41,31 +41,12 @@ pp srq_pingpong ibv_srq_pingpong
 
 # perf NAME TOOL [args]: a perftest server and client on the same device.
 perf() {
-	local name=$1 tool=$2 srv_rc=0 cli_rc=0 spid try
-	shift 2
-	local log=/tmp/perf-server.$$
-	echo "+ server: $tool -d $dev -x $gidx $*" >&2
-	timeout 300 "$tool" -d $dev -x "$gidx" "$@" >"$log" 2>&1 &
-	spid=$!
-	sleep 1
-	for ((try = 0; try < 5; try++)); do
-		cli_rc=0
-		run_t 290 "$tool" -d $dev -x "$gidx" "$@" "$PEER_IP" || cli_rc=$?
-		[ $cli_rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *"Unable to open file"* ]] &&
-			kill -0 $spid 2>/dev/null || break
-		sleep 1
-	done
-	wait $spid || srv_rc=$?
-	echo "+ server exit status $srv_rc:" >&2
-	cat "$log" >&2
-	rm -f "$log"
-	# The last line of the results table: bytes, iterations, numbers.
-	local line
-	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' ')
-	if [ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$line" ]; then
-		result "$name" PASS "$line"
+	local name=$1
+	shift
+	if perftest_pair $dev "$gidx" "$@"; then
+		result "$name" PASS "$PERF_ROW"
 	else
-		result "$name" FAIL "server $srv_rc client $cli_rc"
+		result "$name" FAIL "${PERF_ROW:-no results row}"
 	fi
 }
 

@@ -6,22 +6,23 @@
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
-modules="tests.test_device tests.test_pd tests.test_mr tests.test_cq tests.test_qp tests.test_shared_pd"
-known=/harness/extra/pyverbs-known-failures.txt
+modules="tests.test_device tests.test_pd tests.test_mr tests.test_cq tests.test_qp tests.test_shared_pd
+	tests.test_cq_events tests.test_cqex tests.test_qpex tests.test_atomic tests.test_odp
+	tests.test_rdmacm tests.test_mlx5_raw_wqe tests.test_mlx5_cq tests.test_mlx5_query_port"
+here=${BASH_SOURCE%/*}
+[ -f "$here/pyverbs_run.py" ] || here=/harness/extra
+known=$here/pyverbs-known-failures.txt
 
 # run_suite DEV GIDX TAG: per-test outcomes into /tmp/py-TAG.txt ("name status").
 run_suite() {
 	local dev=$1 gidx=$2 tag=$3
 	cd /opt/rdma-core || return 1
 	# shellcheck disable=SC2086
-	timeout 900 python3 tests/run_tests.py --dev "$dev" --gid "$gidx" -v $modules >/tmp/py-$tag.log 2>&1
+	PYV_OUT=/tmp/py-$tag.txt timeout 1500 python3 "$here/pyverbs_run.py" --dev "$dev" --gid "$gidx" -v \
+		$modules >/tmp/py-$tag.log 2>&1
 	cd / || return 1
-	# unittest -v: "name (module.Class.name) ... status", possibly after a docstring line.
-	sed -nE 's/^([a-z0-9_]+) \(tests\.([a-z_]+)\.[A-Za-z0-9_.]+\)( .*)?$/\2.\1/p;
-		s/^.*\.\.\. (ok|FAIL|ERROR|skipped).*$/=\1/p' /tmp/py-$tag.log |
-		awk '/^=/ { if (t != "") print t, substr($0, 2); t = ""; next } { t = $0 }' >/tmp/py-$tag.txt
 	grep -E '^(Ran|OK|FAILED)' /tmp/py-$tag.log
-	grep -oE "\.\.\. skipped .*" /tmp/py-$tag.log | sort | uniq -c | sed "s/^/PYVERBS $tag skips: /"
+	awk '$2 == "skipped" { $1 = $2 = ""; print }' /tmp/py-$tag.txt | sort | uniq -c | sed "s/^/PYVERBS $tag skips: /"
 }
 
 table() { # table TAG: per-module counts
@@ -48,10 +49,20 @@ if load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
 	unexpected=$(awk '$2 == "FAIL" || $2 == "ERROR" { print $1 }' /tmp/py-softcx.txt |
 		while read -r t; do grep -q "^$t " "$known" 2>/dev/null || echo "$t"; done)
 	awk '$2 == "FAIL" || $2 == "ERROR"' /tmp/py-softcx.txt | sed 's/^/PYVERBS softcx failure: /'
+	ok_sx=$(awk '$2 == "ok"' /tmp/py-softcx.txt | wc -l)
+	ok_rxe=$(awk '$2 == "ok"' /tmp/py-rxe.txt 2>/dev/null | wc -l)
+	# What passes on rxe but not here, with softcx's outcome.
+	awk 'NR == FNR { if ($2 == "ok") rxe[$1] = 1; next } ($1 in rxe) && $2 != "ok"' \
+		/tmp/py-rxe.txt /tmp/py-softcx.txt 2>/dev/null | sed 's/^/PYVERBS rxe-only: /'
+	if [ "$ok_sx" -ge "${ok_rxe:-0}" ]; then
+		result pyverbs_vs_rxe PASS "softcx ok $ok_sx >= rxe ok ${ok_rxe:-0}"
+	else
+		result pyverbs_vs_rxe FAIL "softcx ok $ok_sx < rxe ok $ok_rxe"
+	fi
 	if [ -s /tmp/py-softcx.txt ] && [ -z "$unexpected" ]; then
 		result pyverbs_softcx PASS "$counts (all failures known)"
 	else
-		grep -E -B2 -A20 '^(FAIL|ERROR):' /tmp/py-softcx.log | head -120
+		grep -a -E -A25 '^(FAIL|ERROR): ' /tmp/py-softcx.log | head -200
 		result pyverbs_softcx FAIL "$counts unexpected: $(echo $unexpected)"
 	fi
 	run_t 60 rdma link delete softcx_0

@@ -1,0 +1,82 @@
+#!/bin/bash
+# In-guest (stock kernel): softcx against Soft-RoCE (rdma_rxe) on the same
+# netdev in the same guest, loopback: perftest RC bandwidth (write, read,
+# send at 64 B, 4 KiB, 64 KiB), latency (send, write at 2 B), the guest's
+# memcpy bandwidth as the ceiling, and the CPU softcx's data-path thread
+# uses while 1000 connected QPs sit idle. BENCH lines go to the results
+# port; bench/run.sh collects them.
+set -uo pipefail
+. "${BASH_SOURCE%/*}/common.sh"
+x=/harness/extra
+
+bench_line() {
+	echo "BENCH $*"
+	echo "BENCH $*" >"$RESULTS_PORT" 2>/dev/null || true
+}
+
+setup_netdev || exit 1
+load_softcx || exit 1
+run_t 60 rdma link add softcx_0 type softcx netdev dummy0 || exit 1
+rxe_up rxe0 dummy0 || exit 1
+sx_g=$(roce_v2_ipv4_gid_index softcx_0) || exit 1
+rxe_g=$(roce_v2_ipv4_gid_index rxe0) || exit 1
+
+# value DEV GIDX TOOL ARGS: the figure of merit of one perftest run
+# (bandwidth: average MB/s; latency: typical usec), or "-".
+value() {
+	local dev=$1 g=$2 tool=$3
+	shift 3
+	if ! perftest_pair "$dev" "$g" "$tool" "$@"; then
+		echo -
+		return
+	fi
+	case $tool in
+	*_bw) awk '{print $4}' <<<"$PERF_ROW" ;;
+	*_lat) awk '{print $5}' <<<"$PERF_ROW" ;;
+	esac
+}
+
+bench_line "test                size     softcx      rxe   softcx/rxe"
+row() {
+	local tool=$1 size=$2 unit=$3 s r ratio
+	shift 3
+	s=$(value softcx_0 "$sx_g" "$tool" -s "$size" "$@")
+	r=$(value rxe0 "$rxe_g" "$tool" -s "$size" "$@")
+	ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s+0 > 0 && r+0 > 0) printf "%.2f", s / r; else print "-" }')
+	bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' "$tool" "$size" "$s" "$r" "$ratio" "$unit")"
+}
+for t in ib_write_bw ib_read_bw ib_send_bw; do
+	for s in 64 4096 65536; do
+		row $t $s MB/s
+	done
+done
+row ib_send_lat 2 "usec (typical)"
+row ib_write_lat 2 "usec (typical)"
+
+if out=$("$x/memcpy_bw"); then
+	while read -r _ size mbs; do
+		bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' memcpy "$size" "$mbs" "" "" "MB/s (guest ceiling)")"
+	done <<<"$out"
+fi
+
+# Idle: the data-path thread's CPU time while 1000 QPs sit connected.
+pid=$(pgrep -f 'softcx.*-dp' | head -1)
+if [ -n "$pid" ]; then
+	"$x/idle_qps" softcx_0 "$sx_g" 1000 12 >/tmp/idle.out 2>&1 &
+	ipid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q ready /tmp/idle.out 2>/dev/null && break
+		sleep 0.5
+	done
+	sleep 2 # past the poller's back-off after the setup commands
+	read -r t0 _ <"/proc/$pid/schedstat"
+	s0=$(date +%s%N)
+	sleep 8
+	read -r t1 _ <"/proc/$pid/schedstat"
+	s1=$(date +%s%N)
+	wait $ipid
+	cpu=$(awk -v a="$t0" -v b="$t1" -v c="$s0" -v d="$s1" 'BEGIN { printf "%.3f", 100 * (b - a) / (d - c) }')
+	bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' idle_1000_qps "" "$cpu" 0 "" "% of one CPU (data-path thread; rxe has none)")"
+	grep -q done /tmp/idle.out || bench_line "idle_qps failed: $(tail -1 /tmp/idle.out)"
+fi
+echo "SUMMARY: bench done"

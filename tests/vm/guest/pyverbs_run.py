@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""rdma-core's tests/run_tests.py, plus one line per test in $PYV_OUT.
+
+Same arguments as run_tests.py (run from /opt/rdma-core). Parsing the
+unittest -v stream loses tests whose output interleaves with it; this
+records each outcome as the runner sees it: "<module>.<test> <status>
+[<skip reason>]", status one of ok, FAIL, ERROR, skipped (expected
+failures count as ok, unexpected successes as FAIL).
+"""
+import os
+import sys
+import unittest
+from importlib.machinery import SourceFileLoader
+
+sys.path.insert(0, os.path.join(os.getcwd(), 'tests'))
+from args_parser import parser  # noqa: E402
+
+tests = SourceFileLoader('tests', os.path.join(os.getcwd(), 'tests', '__init__.py')).load_module()
+parser.parse_args()
+record = open(os.environ['PYV_OUT'], 'w')
+
+
+def name_of(test):
+    parts = test.id().split('.')
+    if len(parts) >= 3 and parts[0] == 'tests':
+        return parts[1] + '.' + parts[-1]
+    # A class or module fixture that failed: "setUpClass (tests.mod.Class)".
+    desc = str(test)
+    mod = desc.split('(')[-1].rstrip(')').split('.')
+    return (mod[1] if len(mod) > 1 else 'unknown') + '.' + desc.split(' ')[0]
+
+
+class Recorder(unittest.TextTestResult):
+    def _note(self, test, status, why=''):
+        record.write('%s %s %s\n' % (name_of(test), status, ' '.join(str(why).split())))
+        record.flush()
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._note(test, 'ok')
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._note(test, 'FAIL')
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._note(test, 'ERROR')
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._note(test, 'skipped', reason)
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self._note(test, 'ok')
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._note(test, 'FAIL')
+
+
+unittest.main(module=tests, testRunner=unittest.TextTestRunner(resultclass=Recorder, verbosity=2), exit=False)
