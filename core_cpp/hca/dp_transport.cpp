@@ -68,6 +68,11 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 
 	if (prm::get(w, ctl::qpn) != rt.qpn || prm::get(w, ctl::opmod))
 		return fail(sy::local_qp_op_err);
+	// The ACK timeout of an unanswered attempt expired with no retries
+	// left (retry_cnt counts retries, not attempts): fail without
+	// sending again. A timeout of 0 waits forever.
+	if (rt.st == qst::rc && rt.waiting == 2 && !rt.retry_left && rt.path.ack_timeout)
+		return fail(sy::transport_retry_exc_err);
 	bool rc = rt.st == qst::rc, uc = rt.st == qst::uc, ud = rt.st == qst::ud;
 	switch (opc) {
 	case op::nop:
@@ -183,11 +188,13 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, qp_ru
 	switch (a) {
 	case answer::rnr: {
 		stats_.rnr_naks++;
+		// rnr_retry counts retries after a NAK: 0 fails on the first
+		// one, 7 never runs out.
 		if (rt.waiting != 1)
 			rt.rnr_left = rt.rnr_retry;
-		else if (!rt.rnr_left)
+		if (!rt.rnr_left)
 			return outcome{verdict::error, sy::rnr_retry_exc_err, 0};
-		else if (rt.rnr_left != 7)
+		if (rt.rnr_left != 7)
 			rt.rnr_left--;
 		rt.waiting = 1;
 		u8 t = dst ? u8(dst->min_rnr_nak & 31) : 0;
@@ -196,10 +203,10 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, qp_ru
 	}
 	case answer::none: {
 		stats_.retries++;
+		// An attempt went unanswered; whether another may follow is
+		// decided when its timeout expires (execute()).
 		if (rt.waiting != 2)
 			rt.retry_left = rt.retry_count;
-		else if (!rt.retry_left && rt.path.ack_timeout)
-			return outcome{verdict::error, sy::transport_retry_exc_err, 0};
 		else if (rt.retry_left)
 			rt.retry_left--;
 		rt.waiting = 2;
