@@ -278,6 +278,8 @@ cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
 			copy_bytes(&tail, e + last, 4);
 			write_once(*reinterpret_cast<u32 *>(dst + last), tail);
 			cq->pi++;
+			if (solicited)
+				cq->sol_pi = cq->pi;
 			if (cq->st == prm::cq_state::armed && (!cq->solicited_only || solicited)) {
 				cq->st = prm::cq_state::fired;
 				notify = comp;
@@ -312,8 +314,13 @@ bool cq_engine::arm(cq_ctx &cq, u32 word)
 	store_be<u32>(w, word);
 	cq.arm_sn = u8(prm::get(w, prm::cq_doorbell::arm_sn));
 	cq.solicited_only = prm::get(w, prm::cq_doorbell::cmd) == prm::cq_arm_cmd::req_not_sol;
-	// CQEs beyond the index the request names: the event is due now.
-	if ((cq.pi & 0xffffff) != prm::get(w, prm::cq_doorbell::ci)) {
+	// CQEs beyond the index the request names (solicited ones, if that
+	// is what it asks for): the event is due now.
+	u32 ci = prm::get(w, prm::cq_doorbell::ci);
+	u32 pending = (cq.pi - ci) & 0xffffff;
+	u32 sol_pending = (cq.sol_pi - ci) & 0xffffff;
+	bool due = cq.solicited_only ? sol_pending && sol_pending <= pending : pending != 0;
+	if (due) {
 		cq.st = prm::cq_state::fired;
 		return true;
 	}

@@ -33,6 +33,7 @@ struct cq_ctx {
 	u16 cq_max_count;
 	u64 dbr_addr;
 	u32 pi;            // producer counter
+	u32 sol_pi;        // producer counter just past the last solicited or error CQE
 	u32 overruns;
 	u32 users;         // QPs sending or receiving on it
 	fw_list pas;
