@@ -102,8 +102,9 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 
 	scx_hca_get_dp_stats(kdev->hca, &s);
 	seq_printf(m, "doorbells %llu\npasses %llu\nwqes %llu\nbytes %llu\ncqes %llu\n"
-		   "error_cqes %llu\nrnr_naks %llu\nretries %llu\n",
-		   s.doorbells, s.passes, s.wqes, s.bytes, s.cqes, s.error_cqes, s.rnr_naks, s.retries);
+		   "error_cqes %llu\nrnr_naks %llu\nretries %llu\npolls %llu\npoll_ns %llu\n",
+		   s.doorbells, s.passes, s.wqes, s.bytes, s.cqes, s.error_cqes, s.rnr_naks, s.retries,
+		   s.polls, s.poll_ns);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_dp);

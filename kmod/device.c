@@ -10,6 +10,7 @@
 #include <linux/interrupt.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -100,6 +101,13 @@ static void scx_port_event(void *ctx, u8 port, u8 sub_type)
 	kdev->port_event(kdev->port_event_ctx, port, sub_type);
 }
 
+static void scx_qp_event(void *ctx, u32 qpn, u8 event_type)
+{
+	struct scx_kdev *kdev = ctx;
+
+	kdev->qp_event(kdev->port_event_ctx, qpn, event_type);
+}
+
 void scx_hca_link(struct scx_kdev *kdev, bool up)
 {
 	scx_hca_set_link(kdev->hca, up);
@@ -117,6 +125,9 @@ struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
  * writing memory, never entering the kernel, so the device polls. It says
  * how long it may sleep: not at all right after work, longer as it idles.
  */
+static bool scx_dp_fifo;
+module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
+
 static int scx_dp_thread(void *arg)
 {
 	struct scx_kdev *kdev = arg;
@@ -126,7 +137,10 @@ static int scx_dp_thread(void *arg)
 	 * the thread's timer fires, not when busy-polling applications on the
 	 * same CPUs give up theirs; between polls it sleeps, so they still run.
 	 */
-	sched_set_fifo_low(current);
+	if (scx_dp_fifo)
+		sched_set_fifo_low(current);
+	else
+		set_user_nice(current, MIN_NICE);
 	while (!kthread_should_stop()) {
 		unsigned int us = scx_hca_poll(kdev->hca);
 
@@ -186,6 +200,8 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	dp.cmd_checksum = p->cmd_checksum;
 	dp.port_event = p->port_event ? scx_port_event : NULL;
 	kdev->port_event = p->port_event;
+	dp.qp_event = p->qp_event ? scx_qp_event : NULL;
+	kdev->qp_event = p->qp_event;
 	kdev->port_event_ctx = p->port_event_ctx;
 	err = scx_drv_init(&dp, &kdev->drv);
 	if (err) {

@@ -56,6 +56,7 @@ struct scx_kdev {
 	struct task_struct *dp_thread;
 	struct dentry *debugfs;
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
+	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	void *port_event_ctx;
 	atomic_t objs[SCX_OBJ_MAX];
 	struct scx_vector vectors[SCX_MAX_VECTORS];
@@ -69,7 +70,9 @@ struct scx_kdev_params {
 	bool link_up;
 	/* PORT_CHANGE events (hardirq); may be NULL. */
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
-	void *port_event_ctx;
+	/* QP async events (hardirq; PRM event type); may be NULL. */
+	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
+	void *port_event_ctx;	/* ctx of both */
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;

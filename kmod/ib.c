@@ -339,6 +339,35 @@ static void scx_port_event(void *ctx, u8 port, u8 sub_type)
 	ib_dispatch_event(&ev);
 }
 
+/* A QP's async event, hardirq: to its handler (uverbs: the async fd). */
+static void scx_qp_event(void *ctx, u32 qpn, u8 event_type)
+{
+	struct scx_ibdev *sdev = ctx;
+	struct ib_event ev = { .device = &sdev->ib };
+	unsigned long flags;
+	struct scx_qp *qp;
+
+	switch (event_type) {
+	case SCX_QP_EVENT_COMM_EST: ev.event = IB_EVENT_COMM_EST; break;
+	case SCX_QP_EVENT_SQ_DRAINED: ev.event = IB_EVENT_SQ_DRAINED; break;
+	case SCX_QP_EVENT_PATH_MIG: ev.event = IB_EVENT_PATH_MIG; break;
+	case SCX_QP_EVENT_PATH_MIG_FAILED: ev.event = IB_EVENT_PATH_MIG_ERR; break;
+	case SCX_QP_EVENT_FATAL: ev.event = IB_EVENT_QP_FATAL; break;
+	case SCX_QP_EVENT_REQ_ERR: ev.event = IB_EVENT_QP_REQ_ERR; break;
+	case SCX_QP_EVENT_ACCESS_ERR: ev.event = IB_EVENT_QP_ACCESS_ERR; break;
+	case SCX_QP_EVENT_LAST_WQE_REACHED: ev.event = IB_EVENT_QP_LAST_WQE_REACHED; break;
+	default: return;
+	}
+	/* Held across the call: destroy_qp erases the entry first. */
+	xa_lock_irqsave(&sdev->qps, flags);
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && qp->ibqp.event_handler) {
+		ev.element.qp = &qp->ibqp;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	xa_unlock_irqrestore(&sdev->qps, flags);
+}
+
 static bool scx_netdev_link_up(struct net_device *ndev)
 {
 	return netif_running(ndev) && netif_carrier_ok(ndev);
@@ -360,12 +389,14 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	if (!sdev)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&sdev->node);
+	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_IRQ);
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	memcpy(p.mac, ndev->dev_addr, ETH_ALEN);
 	p.mtu = ndev->mtu;
 	p.link_up = scx_netdev_link_up(ndev);
 	p.port_event = scx_port_event;
+	p.qp_event = scx_qp_event;
 	p.port_event_ctx = sdev;
 	sdev->link_up = p.link_up;
 	sdev->kdev = scx_kdev_create(name, &p);

@@ -6,6 +6,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "softcx/driver.h"
 #include "softcx/verbs.h"
 #include "device.h"
 
@@ -21,6 +22,7 @@ struct scx_ibdev {
 	netdevice_tracker netdev_tracker;
 	struct list_head node;
 	bool link_up;
+	struct xarray qps;	/* qpn -> scx_qp, for async events (irq-safe lock) */
 };
 
 struct scx_ucontext {

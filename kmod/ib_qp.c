@@ -109,6 +109,10 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_qp;
+	/* Async events find the QP from here on. */
+	err = xa_insert_irq(&to_sdev(ibqp->device)->qps, qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_qp;
 	scx_obj_inc(ibqp->device, SCX_OBJ_QP);
 	return 0;
 
@@ -129,6 +133,8 @@ int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = scx_verbs_destroy_qp(to_drv(ibqp->device), ibqp->qp_num);
 	if (err)
 		return err;
+	/* No async event reaches the QP after this (see scx_qp_event). */
+	xa_erase_irq(&to_sdev(ibqp->device)->qps, ibqp->qp_num);
 	ib_umem_release(qp->db_umem);
 	ib_umem_release(qp->umem);
 	scx_obj_dec(ibqp->device, SCX_OBJ_QP);

@@ -31,6 +31,7 @@ int scx_drv_init(const struct scx_drv_params *p, struct scx_drv **out)
 	cfg.ctx = p->ctx;
 	cfg.schedule_tasklet = p->schedule_tasklet;
 	cfg.port_event = p->port_event;
+	cfg.qp_event = p->qp_event;
 	status s = drv->dev.init(*bus::from_bar(p->bar), drv->plat, cfg);
 	if (!s) {
 		destroy(drv);

@@ -6,6 +6,7 @@
 #include "prm/cq.h"
 #include "prm/eq.h"
 #include "prm/hca_cap.h"
+#include "softcx/driver.h"
 
 namespace scx::driver {
 
@@ -14,6 +15,11 @@ namespace et = prm::event_type;
 namespace {
 
 constexpr u32 cap_page = prm::hca_cap_union::size_bytes;
+
+static_assert(SCX_QP_EVENT_PATH_MIG == et::path_mig && SCX_QP_EVENT_COMM_EST == et::comm_est &&
+	      SCX_QP_EVENT_SQ_DRAINED == et::sq_drained && SCX_QP_EVENT_FATAL == et::wq_catas_error &&
+	      SCX_QP_EVENT_PATH_MIG_FAILED == et::path_mig_failed && SCX_QP_EVENT_REQ_ERR == et::wq_inval_req_error &&
+	      SCX_QP_EVENT_ACCESS_ERR == et::wq_access_error && SCX_QP_EVENT_LAST_WQE_REACHED == et::srq_last_wqe);
 
 // The async EQ carries everything but completions (eq.c's async, command
 // and pages EQs in one).
@@ -318,6 +324,21 @@ void device::eq_event(eq &q, const u8 *e)
 	case et::port_change:
 		if (cfg_.port_event)
 			cfg_.port_event(cfg_.ctx, u8(prm::get(d, prm::port_state_change_event::port_num)), sub);
+		return;
+	case et::comm_est:
+	case et::sq_drained:
+	case et::path_mig:
+	case et::path_mig_failed:
+	case et::wq_catas_error:
+	case et::wq_inval_req_error:
+	case et::wq_access_error:
+	case et::srq_last_wqe:
+		if (prm::get(d, prm::eqe_qp_srq::type) != prm::event_queue_type::qp) {
+			bogus_.fetch_add(1, mo::relaxed);
+			return;
+		}
+		if (cfg_.qp_event)
+			cfg_.qp_event(cfg_.ctx, u32(prm::get(d, prm::eqe_qp_srq::number)), type);
 		return;
 	case et::cq_error: {
 		u32 cqn = u32(prm::get(d, prm::cq_error::cqn));

@@ -137,6 +137,8 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->rnr_naks = d.rnr_naks;
 	s->retries = d.retries;
 	s->doorbells = d.doorbells;
+	s->polls = d.polls;
+	s->poll_ns = d.poll_ns;
 }
 
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)

@@ -22,7 +22,8 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 	max_cqs_ = max_cqs;
 	watch_qp_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
 	watch_cq_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_cqs));
-	if (!watch_qp_ || !watch_cq_)
+	watch_err_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
+	if (!watch_qp_ || !watch_cq_ || !watch_err_)
 		return errc::nomem;
 	return lock_.init(lock_class::hca_dp);
 }
@@ -31,6 +32,7 @@ data_path::~data_path()
 {
 	free_bytes(watch_qp_);
 	free_bytes(watch_cq_);
+	free_bytes(watch_err_);
 }
 
 dp_stats data_path::stats()
@@ -59,24 +61,6 @@ u8 data_path::vendor_err(u8 syndrome)
 u32 data_path::poll()
 {
 	u64 now = scx_env_now_ns();
-	// A QP in ERR with WQEs beyond what was consumed needs a flush, though
-	// no doorbell says so: 2ERR by command, a receive posted while in ERR.
-	auto flush_due = [this] {
-		rebuild_watch();
-		for (u32 i = 0; i < nqp_; i++) {
-			qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
-			if (!rt || rt->state != qs::err)
-				continue;
-			u32 v;
-			if (rt->sq_wqebbs && read_dbr(rt->dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v) &&
-			    u16(v) != rt->sq_ci)
-				return true;
-			if (rt->rq_type == prm::qp_rq_type::non_zero && rt->rq_wqes &&
-			    read_dbr(rt->dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v) && u16(v) != rt->rq_ci)
-				return true;
-		}
-		return false;
-	};
 	bool work;
 	bool more;
 	u64 timer;
@@ -98,6 +82,8 @@ u32 data_path::poll()
 		}
 		more = more_;
 		timer = next_timer_;
+		stats_.polls++;
+		stats_.poll_ns += scx_env_now_ns() - now;
 	}
 	if (work) {
 		last_active_ = now;
@@ -123,6 +109,29 @@ u32 data_path::poll()
 	return s;
 }
 
+// A QP in ERR with WQEs beyond what was consumed needs a flush (and one on
+// an SRQ its LAST_WQE_REACHED event), though no doorbell says so: 2ERR by
+// command, a receive posted while in ERR.
+bool data_path::flush_due()
+{
+	rebuild_watch();
+	for (u32 i = 0; i < nerr_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
+		if (!rt || rt->state != qs::err)
+			continue;
+		if (rt->rq_type == prm::qp_rq_type::srq && !rt->last_wqe)
+			return true;
+		u32 v;
+		if (rt->sq_wqebbs && read_dbr(rt->dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v) &&
+		    u16(v) != rt->sq_ci)
+			return true;
+		if (rt->rq_type == prm::qp_rq_type::non_zero && rt->rq_wqes &&
+		    read_dbr(rt->dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v) && u16(v) != rt->rq_ci)
+			return true;
+	}
+	return false;
+}
+
 void data_path::rebuild_watch()
 {
 	if (qp_epoch_ != d_.qps->epoch()) {
@@ -132,6 +141,17 @@ void data_path::rebuild_watch()
 				watch_qp_[nqp_++] = qpn;
 		});
 		qp_epoch_ = d_.qps->epoch();
+	}
+	// The QPs in ERR: few, looked at on every poll.
+	if (err_epoch_ != d_.qps->state_epoch() + err_changes_ || qp_epoch_ != seen_qp_epoch_for_err_) {
+		nerr_ = 0;
+		for (u32 i = 0; i < nqp_; i++) {
+			qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+			if (rt && rt->state == qs::err)
+				watch_err_[nerr_++] = watch_qp_[i];
+		}
+		err_epoch_ = d_.qps->state_epoch() + err_changes_;
+		seen_qp_epoch_for_err_ = qp_epoch_;
 	}
 	if (cq_epoch_ != d_.cqs->epoch()) {
 		ncq_ = 0;
@@ -177,7 +197,7 @@ bool data_path::read_dbr(u64 addr, u32 off, u32 *v)
 	return true;
 }
 
-bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds)
+bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unreadable)
 {
 	using prm::sq_geom::ds_unit;
 	using prm::sq_geom::wqebb;
@@ -190,8 +210,11 @@ bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds)
 		if (!d_.qps->sq_addr(rt, (start + u64(u) * ds_unit) % ring, &bus))
 			return false;
 		const u8 *p = static_cast<const u8 *>(d_.dma->map(bus, ds_unit));
-		if (!p)
+		if (!p) {
+			if (unreadable)
+				*unreadable = true;
 			return false;
+		}
 		copy_bytes(dst, p, ds_unit);
 		return true;
 	};
@@ -231,11 +254,16 @@ void data_path::run_sq(qp_runtime &rt, u64 now)
 		// WQEBB, so the WQEs posted behind it are still flushed, each
 		// with its CQE; past a counter beyond the ring nothing can be.
 		bool beyond = u16(pi - idx) > rt.sq_wqebbs;
-		if (beyond || !fetch_wqe(rt, idx, wqe_, &ds)) {
+		bool unreadable = false;
+		if (beyond || !fetch_wqe(rt, idx, wqe_, &ds, &unreadable)) {
 			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::local_qp_op_err, idx,
 				prm::get(wqe_, ctl::opcode));
 			rt.sq_ci = beyond ? pi : u16(idx + 1);
 			enter_err(rt);
+			// The queue's own memory is gone: the QP is broken, as a
+			// ConnectX reports a work queue it cannot read.
+			if (unreadable)
+				qp_event(rt, prm::event_type::wq_catas_error);
 			return;
 		}
 		u8 op = u8(prm::get(wqe_, ctl::opcode));
@@ -265,7 +293,16 @@ void data_path::enter_err(qp_runtime &rt)
 	rt.state = qs::err;
 	rt.waiting = 0;
 	rt.generation++;
+	err_changes_++;
 	more_ = true;
+}
+
+void data_path::qp_event(qp_runtime &rt, u8 type)
+{
+	u8 data[prm::eqe::event_data.size] = {};
+	prm::set(data, prm::eqe_qp_srq::type, prm::event_queue_type::qp);
+	prm::set(data, prm::eqe_qp_srq::number, rt.qpn);
+	d_.eqs->post_event(type, 0, data);
 }
 
 void data_path::flush(qp_runtime &rt)
@@ -285,13 +322,18 @@ void data_path::flush(qp_runtime &rt)
 			u16 nbb = 1; // an unreadable WQE: one WQEBB, as in run_sq
 			if (u16(sq_pi - idx) > rt.sq_wqebbs) {
 				nbb = u16(sq_pi - idx);
-			} else if (fetch_wqe(rt, idx, wqe_, &ds)) {
+			} else if (fetch_wqe(rt, idx, wqe_, &ds, nullptr)) {
 				op = u8(prm::get(wqe_, ctl::opcode));
 				nbb = u16((ds * prm::sq_geom::ds_unit + prm::sq_geom::wqebb - 1) / prm::sq_geom::wqebb);
 			}
 			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::wr_flush_err, idx, op);
 			rt.sq_ci = u16(idx + nbb);
 		}
+	}
+	if (rt.rq_type == prm::qp_rq_type::srq && !rt.last_wqe) {
+		// Nothing more will be taken from the SRQ for this QP.
+		rt.last_wqe = 1;
+		qp_event(rt, prm::event_type::srq_last_wqe);
 	}
 	if (rt.rq_type == prm::qp_rq_type::non_zero && rt.rq_wqes) {
 		// Receives complete in order: the driver takes wr_id from its tail.

@@ -51,6 +51,8 @@ struct dp_stats {
 	u64 rnr_naks;
 	u64 retries;
 	u64 doorbells;
+	u64 polls;
+	u64 poll_ns;     // time spent in poll()
 };
 
 // How often the poller looks after activity, and how far it backs off.
@@ -116,7 +118,9 @@ private:
 	bool read_dbr(u64 addr, u32 off, u32 *v);
 	void run_sq(qp_runtime &rt, u64 now);
 	void flush(qp_runtime &rt);
-	bool fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds);
+	bool fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unreadable);
+	bool flush_due();
+	void qp_event(qp_runtime &rt, u8 type);
 	outcome execute(qp_runtime &rt, const u8 *w, u32 ds, u64 now);
 	outcome finish_rc(qp_runtime &rt, answer a, u64 now, qp_runtime *dst);
 	answer deliver(qp_runtime &rt, const request &rq, qp_runtime **dst_out);
@@ -141,6 +145,11 @@ private:
 	u32 *watch_cq_ = nullptr;
 	u32 nqp_ = 0, ncq_ = 0, max_qps_ = 0, max_cqs_ = 0;
 	u32 qp_epoch_ = ~0u, cq_epoch_ = ~0u;
+	// The QPs in ERR, rebuilt when a command or the data path changes a
+	// QP's state.
+	u32 *watch_err_ = nullptr;
+	u32 nerr_ = 0;
+	u32 err_epoch_ = ~0u, err_changes_ = 0, seen_qp_epoch_for_err_ = ~0u;
 
 	bool more_ = false;        // work left over from the last pass
 	u64 next_timer_ = ~0ull;   // earliest RNR / retry deadline

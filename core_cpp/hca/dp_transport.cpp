@@ -7,6 +7,7 @@
 #include "hca/dp.h"
 
 #include "prm/cq.h"
+#include "prm/eq.h"
 #include "prm/qp.h"
 #include "prm/srq.h"
 #include "prm/wqe.h"
@@ -238,8 +239,11 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 	} else if (dst->remote_qpn != rt.qpn) {
 		return answer::none;
 	}
-	if (!dst->comm_est)
+	// The first packet on a QP still in RTR establishes the connection.
+	if (!dst->comm_est && dst->state == qs::rtr) {
 		dst->comm_est = 1;
+		qp_event(*dst, prm::event_type::comm_est);
+	}
 
 	const bool rc = rt.st == qst::rc;
 	// Responder errors RC reports by NAK move the responder to error.

@@ -553,6 +553,7 @@ void qp_table::modify(cmd_ctx &c)
 				rt.waiting = 0;
 				rt.wait_until = 0;
 				rt.comm_est = 0;
+				rt.last_wqe = 0;
 			} else if (t->to == qs::err) {
 				// Work posted before is flushed by the data path.
 				if (rt.state != qs::rst)
@@ -564,6 +565,7 @@ void qp_table::modify(cmd_ctx &c)
 			prm::set(img, q::state, t->to);
 			decode(rt, img);
 			rt.generation++;
+			state_epoch_++;
 		}
 	}
 	if (!qp) { // only this command context removes QPs: cannot happen

@@ -98,6 +98,7 @@ struct qp_runtime {
 	u8 rnr_left;        // retries left (7: unlimited)
 	u8 retry_left;
 	u8 comm_est;        // COMM_EST reported
+	u8 last_wqe;        // LAST_WQE_REACHED reported (QP on an SRQ, in ERR)
 
 	// Transport attributes as the transitions left them.
 	u8 mtu;             // prm::qpc_mtu
@@ -187,8 +188,9 @@ public:
 	{
 		table_.for_each([&](u32 qpn, qp_ctx *) { f(qpn); });
 	}
-	// Changes whenever a QP is created or destroyed.
+	// Changes whenever a QP is created or destroyed / changes state.
 	u32 epoch() const { return epoch_; }
+	u32 state_epoch() const { return state_epoch_; }
 
 private:
 	void free_qp(qp_ctx *q);
@@ -197,6 +199,7 @@ private:
 	qp_deps d_{};
 	u32 live_ = 0;
 	u32 epoch_ = 0;
+	u32 state_epoch_ = 0;
 	spinlock lock_;
 	obj_table<qp_ctx> table_;
 };

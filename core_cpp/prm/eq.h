@@ -99,6 +99,18 @@ constexpr field<0x08, 24> cqn{};
 constexpr field<0x58, 8> syndrome{};
 } // namespace scx::prm::cq_error
 
+// QP and SRQ events (COMM_EST, LAST_WQE_REACHED, WQ_CATAS_ERROR ...).
+namespace scx::prm::eqe_qp_srq {
+constexpr field<0xa0, 8> type{};
+constexpr field<0xc0, 32> qp_srq_n{};
+constexpr field<0xc8, 24> number{};  // qp_srq_n[23:0]
+} // namespace scx::prm::eqe_qp_srq
+
+// eqe_qp_srq::type (MLX5_EVENT_QUEUE_TYPE_*).
+namespace scx::prm::event_queue_type {
+constexpr u8 qp = 0;
+} // namespace scx::prm::event_queue_type
+
 namespace scx::prm::port_state_change_event {
 constexpr field<0x40, 4> port_num{};
 } // namespace scx::prm::port_state_change_event

@@ -18,6 +18,18 @@ extern "C" {
 
 struct scx_drv;
 
+/* QP async event types (the PRM's EQE types, which the driver passes on). */
+enum scx_qp_event_type {
+	SCX_QP_EVENT_PATH_MIG = 0x01,
+	SCX_QP_EVENT_COMM_EST = 0x02,
+	SCX_QP_EVENT_SQ_DRAINED = 0x03,
+	SCX_QP_EVENT_FATAL = 0x05,
+	SCX_QP_EVENT_PATH_MIG_FAILED = 0x07,
+	SCX_QP_EVENT_REQ_ERR = 0x10,
+	SCX_QP_EVENT_ACCESS_ERR = 0x11,
+	SCX_QP_EVENT_LAST_WQE_REACHED = 0x13,
+};
+
 struct scx_drv_params {
 	const char *name;      /* "softcx0": log prefix, IRQ names "<name>-async", "<name>-comp<N>" */
 	struct scx_bar *bar;   /* BAR0 of the function (from the hca's C API) */
@@ -46,6 +58,11 @@ struct scx_drv_params {
 	 * port_change sub type (1 down, 4 active, ...). May be NULL.
 	 */
 	void (*port_event)(void *ctx, uint8_t port, uint8_t sub_type);
+	/*
+	 * An async event of QP `qpn` (hardirq): an scx_qp_event_type.
+	 * May be NULL.
+	 */
+	void (*qp_event)(void *ctx, uint32_t qpn, uint8_t event_type);
 
 	unsigned int cmd_timeout_ms; /* per command; 0: 60000 */
 	unsigned int num_comp_eqs;   /* completion EQs on vectors 1..N; 0: 1 */

@@ -79,6 +79,8 @@ struct scx_hca_dp_stats {
 	uint64_t rnr_naks;
 	uint64_t retries;
 	uint64_t doorbells;
+	uint64_t polls;
+	uint64_t poll_ns;
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
 
