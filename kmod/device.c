@@ -125,8 +125,9 @@ struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
  * writing memory, never entering the kernel, so the device polls. It says
  * how long it may sleep: not at all right after work, longer as it idles.
  */
-static bool scx_dp_fifo;
+static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
+MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (default) or, if 0, at nice -20");
 
 static int scx_dp_thread(void *arg)
 {
