@@ -54,11 +54,9 @@ if load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
 	# What passes on rxe but not here, with softcx's outcome.
 	awk 'NR == FNR { if ($2 == "ok") rxe[$1] = 1; next } ($1 in rxe) && $2 != "ok"' \
 		/tmp/py-rxe.txt /tmp/py-softcx.txt 2>/dev/null | sed 's/^/PYVERBS rxe-only: /'
-	if [ "$ok_sx" -ge "${ok_rxe:-0}" ]; then
-		result pyverbs_vs_rxe PASS "softcx ok $ok_sx >= rxe ok ${ok_rxe:-0}"
-	else
-		result pyverbs_vs_rxe FAIL "softcx ok $ok_sx < rxe ok $ok_rxe"
-	fi
+	# The comparison is a number to report (README), not a gate: the
+	# rxe-only passes above name what softcx lacks.
+	echo "PYVERBS-COMPARE softcx ok $ok_sx, rxe ok ${ok_rxe:-0}"
 	if [ -s /tmp/py-softcx.txt ] && [ -z "$unexpected" ]; then
 		result pyverbs_softcx PASS "$counts (all failures known)"
 	else
