@@ -99,7 +99,7 @@ stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" build/verbs/verbs_objects tests/vm/guest/* "$out/overlay-stock/"
+	cp "$ko" build/verbs/verbs_objects build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
 		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,pyverbs
@@ -110,7 +110,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
 	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
-		tests/vm/guest/* "$out/overlay-testk/"
+		build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
 	guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
 		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,pyverbs vo_iter=100

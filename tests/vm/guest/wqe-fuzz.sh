@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest: tests/verbs/wqe_fuzz (from the overlay) on softcx_0: random
+# malformed send WQEs written straight into an RC send queue through
+# mlx5dv; every one must complete or fail in time, the QPs must recover
+# after reset, and nothing outside the registered pages may change. Its
+# RESULT lines are carried over; the kernel log must stay clean (the
+# harness scans it).
+#   mkdir -p /tmp/wf-ovl && cp build/kmod-stock/src/softcx.ko \
+#       build/verbs/wqe_fuzz tests/vm/guest/*.sh /tmp/wf-ovl/
+#   tests/vm/run-guest.sh -t 600 -o /tmp/wf-ovl tests/vm/guest/wqe-fuzz.sh
+# Kernel args wf_iter=N (default 2000) and wf_seed=S (default 1) change the
+# run; the seed is printed, so a failure can be replayed.
+set -uo pipefail
+# shellcheck source=common.sh
+. "${BASH_SOURCE%/*}/common.sh"
+
+bin=/harness/extra/wqe_fuzz
+iter=2000 seed=1
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	wf_iter=*) iter=${arg#wf_iter=} ;;
+	wf_seed=*) seed=${arg#wf_seed=} ;;
+	esac
+done
+
+kmemleak_begin
+if [ ! -x $bin ]; then
+	result wqe_fuzz_binary FAIL "$bin missing"
+	finish
+	exit 1
+fi
+setup_netdev || result wqe_fuzz_netdev FAIL dummy0
+dev=softcx_0
+# shellcheck disable=SC2119 # no module parameters
+if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0; }; then
+	dmesg | tail -20
+	result wqe_fuzz_link_add FAIL
+	finish
+	exit 1
+fi
+if ! gidx=$(roce_v2_ipv4_gid_index $dev); then
+	result wqe_fuzz_gid FAIL "no RoCEv2 IPv4 GID"
+	finish
+	exit 1
+fi
+
+# The program's RESULT lines become ours (result prints them), its other
+# lines go to the log; a crash or a timeout (a hang the program could not
+# catch itself) is a result of its own.
+out=/tmp/wqe_fuzz.out rc=0 fails=0
+echo "+ $bin -d $dev -g $gidx -n $iter -s $seed" >&2
+timeout 900 "$bin" -d $dev -g "$gidx" -n "$iter" -s "$seed" >"$out" 2>&1 || rc=$?
+while IFS= read -r line; do
+	if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
+		[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
+		result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
+	else
+		echo "$line"
+	fi
+done <"$out"
+if ! { [ $rc = 1 ] && [ $fails -gt 0 ]; } && ! { [ $rc = 0 ] && [ $fails = 0 ]; }; then
+	result wqe_fuzz_run FAIL "exit status $rc with $fails failed cases"
+fi
+
+# The device's own counts of what the data path did, for the log.
+dbg=/sys/kernel/debug/softcx/$dev
+for f in info objects; do
+	[ ! -r $dbg/$f ] || { echo "$dbg/$f:"; cat $dbg/$f; }
+done
+dmesg | tail -20
+if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
+	result wqe_fuzz_teardown PASS
+else
+	result wqe_fuzz_teardown FAIL
+fi
+kmemleak_check softcx
+finish
