@@ -348,15 +348,32 @@ static void scx_qp_event(void *ctx, u32 qpn, u8 event_type)
 	struct scx_qp *qp;
 
 	switch (event_type) {
-	case SCX_QP_EVENT_COMM_EST: ev.event = IB_EVENT_COMM_EST; break;
-	case SCX_QP_EVENT_SQ_DRAINED: ev.event = IB_EVENT_SQ_DRAINED; break;
-	case SCX_QP_EVENT_PATH_MIG: ev.event = IB_EVENT_PATH_MIG; break;
-	case SCX_QP_EVENT_PATH_MIG_FAILED: ev.event = IB_EVENT_PATH_MIG_ERR; break;
-	case SCX_QP_EVENT_FATAL: ev.event = IB_EVENT_QP_FATAL; break;
-	case SCX_QP_EVENT_REQ_ERR: ev.event = IB_EVENT_QP_REQ_ERR; break;
-	case SCX_QP_EVENT_ACCESS_ERR: ev.event = IB_EVENT_QP_ACCESS_ERR; break;
-	case SCX_QP_EVENT_LAST_WQE_REACHED: ev.event = IB_EVENT_QP_LAST_WQE_REACHED; break;
-	default: return;
+	case SCX_QP_EVENT_COMM_EST:
+		ev.event = IB_EVENT_COMM_EST;
+		break;
+	case SCX_QP_EVENT_SQ_DRAINED:
+		ev.event = IB_EVENT_SQ_DRAINED;
+		break;
+	case SCX_QP_EVENT_PATH_MIG:
+		ev.event = IB_EVENT_PATH_MIG;
+		break;
+	case SCX_QP_EVENT_PATH_MIG_FAILED:
+		ev.event = IB_EVENT_PATH_MIG_ERR;
+		break;
+	case SCX_QP_EVENT_FATAL:
+		ev.event = IB_EVENT_QP_FATAL;
+		break;
+	case SCX_QP_EVENT_REQ_ERR:
+		ev.event = IB_EVENT_QP_REQ_ERR;
+		break;
+	case SCX_QP_EVENT_ACCESS_ERR:
+		ev.event = IB_EVENT_QP_ACCESS_ERR;
+		break;
+	case SCX_QP_EVENT_LAST_WQE_REACHED:
+		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+		break;
+	default:
+		return;
 	}
 	/* Held across the call: destroy_qp erases the entry first. */
 	xa_lock_irqsave(&sdev->qps, flags);

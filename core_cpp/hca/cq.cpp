@@ -287,16 +287,22 @@ cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
 		}
 		eqn = cq->eqn;
 	}
-	u8 data[prm::eqe::event_data.size] = {};
 	if (notify == comp) {
-		prm::set(data, prm::comp_event::cq_number, cqn);
-		eqs_->post(eqn, prm::event_type::comp, 0, data);
+		comp_event(eqn, cqn);
 	} else if (notify == error) {
+		u8 data[prm::eqe::event_data.size] = {};
 		prm::set(data, prm::cq_error::cqn, cqn);
 		prm::set(data, prm::cq_error::syndrome, prm::cq_error_syndrome::cq_overrun);
 		eqs_->post_event(prm::event_type::cq_error, 0, data);
 	}
 	return res;
+}
+
+void cq_engine::comp_event(u32 eqn, u32 cqn)
+{
+	u8 data[prm::eqe::event_data.size] = {};
+	prm::set(data, prm::comp_event::cq_number, cqn);
+	eqs_->post(eqn, prm::event_type::comp, 0, data);
 }
 
 u32 *cq_engine::arm_word(const cq_ctx &cq)
@@ -349,11 +355,8 @@ void cq_engine::doorbell(u32 uar, u64 value)
 		notify = arm(*cq, word);
 		eqn = cq->eqn;
 	}
-	if (notify) {
-		u8 data[prm::eqe::event_data.size] = {};
-		prm::set(data, prm::comp_event::cq_number, cqn);
-		eqs_->post(eqn, prm::event_type::comp, 0, data);
-	}
+	if (notify)
+		comp_event(eqn, cqn);
 }
 
 void cq_engine::poll_arm(u32 cqn)
@@ -383,11 +386,8 @@ void cq_engine::poll_arm(u32 cqn)
 		notify = arm(*cq, word);
 		eqn = cq->eqn;
 	}
-	if (notify) {
-		u8 data[prm::eqe::event_data.size] = {};
-		prm::set(data, prm::comp_event::cq_number, cqn);
-		eqs_->post(eqn, prm::event_type::comp, 0, data);
-	}
+	if (notify)
+		comp_event(eqn, cqn);
 }
 
 void cq_engine::reset()

@@ -87,6 +87,7 @@ private:
 	void free_cq(cq_ctx *cq);
 	bool consumer_index(const cq_ctx &cq, u32 *ci);
 	u32 *arm_word(const cq_ctx &cq);
+	void comp_event(u32 eqn, u32 cqn);
 	bool arm(cq_ctx &cq, u32 word);
 
 	bus::dma_space *dma_ = nullptr;
