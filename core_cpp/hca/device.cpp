@@ -139,6 +139,13 @@ void device::after_command(const cmd_ctx &c)
 		regular_pages_ += 16;
 		page_request_due_ = true;
 	}
+	// Running low after an object was made: ask ahead, so that creating
+	// many objects in a row does not fail while the pages are on their way.
+	if (c.status == st::ok && state() == hca_state::initialized && pages_.held() >= pages_target() &&
+	    pages_.idle_pages() < low_water_pages && pages_target() + grow_pages <= cfg_.max_pages) {
+		regular_pages_ += grow_pages;
+		page_request_due_ = true;
+	}
 	if (!page_request_due_ || state() != hca_state::initialized ||
 	    !eqs_.subscribed(prm::event_type::page_request))
 		return;

@@ -113,6 +113,8 @@ private:
 	atomic<u32> state_{u32(hca_state::disabled)};
 	u16 issi_ = 0;
 	u32 regular_pages_ = 0;      // regular pages wanted after INIT_HCA
+	static constexpr u32 low_water_pages = 16;
+	static constexpr u32 grow_pages = 64;
 	bool page_request_due_ = false;
 
 	fw_pages pages_;
