@@ -60,7 +60,7 @@ if out=$("$x/memcpy_bw"); then
 fi
 
 # Idle: the data-path thread's CPU time while 1000 QPs sit connected.
-pid=$(pgrep -f 'softcx.*-dp' | head -1)
+pid=$(ps -eo pid,comm | awk '/-dp$/ { print $1; exit }')
 if [ -n "$pid" ]; then
 	"$x/idle_qps" softcx_0 "$sx_g" 1000 12 >/tmp/idle.out 2>&1 &
 	ipid=$!
