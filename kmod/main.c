@@ -40,9 +40,9 @@ static bool cmd_checksum;
 module_param(cmd_checksum, bool, 0444);
 MODULE_PARM_DESC(cmd_checksum, "sign command entries and mailboxes");
 
-static uint dp_active_us = 20000;
+static uint dp_active_us = 2000;
 module_param(dp_active_us, uint, 0444);
-MODULE_PARM_DESC(dp_active_us, "data path: poll every few us for this long after work, in us (default 20000)");
+MODULE_PARM_DESC(dp_active_us, "data path: poll every few us for this long after work, in us (default 2000)");
 
 static uint dp_idle_max_us = 16000;
 module_param(dp_idle_max_us, uint, 0444);

@@ -57,7 +57,7 @@ struct dp_stats {
 
 // How often the poller looks after activity, and how far it backs off.
 struct dp_policy {
-	u32 active_us = 20000;   // after work, poll every active_sleep_us for this long
+	u32 active_us = 2000;    // after work, poll every active_sleep_us for this long
 	u32 active_sleep_us = 2;
 	u32 idle_us = 1000;      // then this, doubling up to idle_max_us
 	u32 idle_max_us = 16000;
