@@ -358,7 +358,8 @@ void data_path::req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt)
 {
 	u8 e[prm::cqe64::size_bytes] = {};
 	prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::req);
-	prm::set(e, prm::cqe64::sop_drop_qpn, u32(op) << 24 | rt.qpn);
+	prm::set(e, prm::cqe64::sop, op);
+	prm::set(e, prm::cqe64::qpn, rt.qpn);
 	prm::set(e, prm::cqe64::wqe_counter, idx);
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
 	prm::set(e, prm::cqe64::byte_cnt, byte_cnt);
@@ -370,7 +371,8 @@ void data_path::err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 cou
 	u8 e[prm::err_cqe::size_bytes] = {};
 	prm::set(e, prm::err_cqe::syndrome, syndrome);
 	prm::set(e, prm::err_cqe::vendor_err_synd, vendor_err(syndrome));
-	prm::set(e, prm::err_cqe::s_wqe_opcode_qpn, u32(wqe_op) << 24 | rt.qpn);
+	prm::set(e, prm::err_cqe::wqe_opcode, wqe_op);
+	prm::set(e, prm::err_cqe::qpn, rt.qpn);
 	prm::set(e, prm::err_cqe::wqe_counter, counter);
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
 	prm::set(e, prm::cqe64::opcode, opcode);

@@ -281,7 +281,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 			prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::resp_wr_imm);
 			prm::set(e, prm::cqe64::byte_cnt, rq.len);
 			copy_bytes(e + prm::cqe64::immediate.byte_off, &rq.imm, 4);
-			prm::set(e, prm::cqe64::flags_rqpn, rt.qpn);
+			prm::set(e, prm::cqe64::rqpn, rt.qpn);
 			prm::set(e, prm::cqe64::user_index, dst->user_index);
 			prm::set(e, prm::cqe64::qpn, dst->qpn);
 			prm::set(e, prm::cqe64::wqe_counter, counter);
@@ -364,15 +364,15 @@ data_path::answer data_path::respond_recv(qp_runtime &rt, qp_runtime &dst, const
 	prm::set(e, prm::cqe64::byte_cnt, rq.len + grh);
 	if (rq.op == op::send_imm)
 		copy_bytes(e + prm::cqe64::immediate.byte_off, &rq.imm, 4);
-	u32 flags = rt.qpn;
+	prm::set(e, prm::cqe64::rqpn, rt.qpn);
 	if (ud) {
 		// A GRH is present; RoCEv2 over IPv4 (an IPv4-mapped GID) or IPv6.
 		const u8 *g = prm::at(rq.av, prm::av::rgid);
 		bool v4 = !g[0] && !g[1] && !g[2] && !g[3] && !g[4] && !g[5] && !g[6] && !g[7] && !g[8] && !g[9] &&
 			  g[10] == 0xff && g[11] == 0xff;
-		flags |= 1u << 28 | (v4 ? 2u : 1u) << 24;
+		prm::set(e, prm::cqe64::grh_present, 1);
+		prm::set(e, prm::cqe64::l3_type, v4 ? prm::cqe_l3_type::ipv4 : prm::cqe_l3_type::ipv6);
 	}
-	prm::set(e, prm::cqe64::flags_rqpn, flags);
 	prm::set(e, prm::cqe64::user_index, dst.user_index);
 	prm::set(e, prm::cqe64::qpn, dst.qpn);
 	prm::set(e, prm::cqe64::wqe_counter, counter);

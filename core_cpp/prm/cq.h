@@ -148,7 +148,11 @@ constexpr field<0x1e0, 16> wqe_counter{};
 constexpr field<0x1f0, 8> signature{};
 constexpr field<0x1f8, 8> op_own{};
 // Sub-fields of the words above, for writers (not in device.h).
+constexpr field<0x0c2, 2> grh_present{};   // flags_rqpn[29:28]: nonzero means a GRH
+constexpr field<0x0c6, 2> l3_type{};       // flags_rqpn[25:24] (cqe_l3_type)
+constexpr field<0x0c8, 24> rqpn{};         // flags_rqpn[23:0]: source QP
 constexpr field<0x108, 24> user_index{};   // srqn[23:0]
+constexpr field<0x1c0, 8> sop{};           // sop_drop_qpn[31:24]: requester's WQE opcode
 constexpr field<0x1c8, 24> qpn{};          // sop_drop_qpn[23:0]
 constexpr field<0x1f8, 4> opcode{};        // op_own[7:4]
 constexpr field<0x1fc, 2> format{};        // op_own[3:2], compression
@@ -160,6 +164,8 @@ constexpr u32 size_bytes = 64;
 // The error CQE (device.h struct mlx5_err_cqe), same size and op_own.
 namespace scx::prm::err_cqe {
 constexpr field<0x100, 32> srqn{};
+constexpr field<0x1c0, 8> wqe_opcode{};    // s_wqe_opcode_qpn[31:24]
+constexpr field<0x1c8, 24> qpn{};          // s_wqe_opcode_qpn[23:0]
 constexpr field<0x1b0, 8> vendor_err_synd{};
 constexpr field<0x1b8, 8> syndrome{};
 constexpr field<0x1c0, 32> s_wqe_opcode_qpn{};
@@ -168,6 +174,12 @@ constexpr field<0x1f0, 8> signature{};
 constexpr field<0x1f8, 8> op_own{};
 constexpr u32 size_bytes = 64;
 } // namespace scx::prm::err_cqe
+
+// cqe64::l3_type of a RoCE receive (MLX5_CQE_ROCE_L3_HEADER_TYPE_*).
+namespace scx::prm::cqe_l3_type {
+constexpr u8 ipv6 = 1;
+constexpr u8 ipv4 = 2;
+} // namespace scx::prm::cqe_l3_type
 
 // cqe64::opcode (cq.h MLX5_CQE_*).
 namespace scx::prm::cqe_opcode {

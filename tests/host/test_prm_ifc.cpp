@@ -36,6 +36,7 @@ const std::set<std::string> k_own_layouts = {"cq_dbrec", "cq_doorbell", "eq_door
 // field (the kernel extracts them with shifts and masks).
 const std::set<std::string> k_own_fields = {
 	"cqe64.user_index", "cqe64.qpn", "cqe64.opcode", "cqe64.format", "cqe64.se", "cqe64.owner",
+	"cqe64.grh_present", "cqe64.l3_type", "cqe64.rqpn", "cqe64.sop", "err_cqe.wqe_opcode", "err_cqe.qpn",
 	"wqe_ctrl_seg.opmod", "wqe_ctrl_seg.wqe_index", "wqe_ctrl_seg.opcode", "wqe_ctrl_seg.qpn",
 	"wqe_ctrl_seg.ds", "wqe_ctrl_seg.fence", "wqe_ctrl_seg.ce", "wqe_ctrl_seg.se",
 	"wqe_inline_seg.inline_flag", "wqe_inline_seg.length", "eqe_qp_srq.number",
