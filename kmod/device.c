@@ -129,9 +129,47 @@ static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
 MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (default) or, if 0, at nice -20");
 
+u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
+{
+	scx_hca_uar_store(kdev->hca);
+	return scx_hca_uar_stores(kdev->hca, uar);
+}
+
+u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar)
+{
+	return scx_hca_uar_stores(kdev->hca, uar);
+}
+
+void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d)
+{
+	if (llist_add(&d->node, &kdev->dp_deferred))
+		wake_up_process(kdev->dp_thread);
+}
+
+/* Runs new and waiting deferred work; what is not done yet waits on. */
+void scx_kdev_defer_lazy(struct scx_kdev *kdev, struct scx_dp_defer *d)
+{
+	llist_add(&d->node, &kdev->dp_deferred);
+}
+
+static void scx_dp_run_deferred(struct scx_kdev *kdev, struct llist_head *waiting)
+{
+	struct llist_node *list = llist_del_all(&kdev->dp_deferred);
+	struct llist_node *old = llist_del_all(waiting);
+	struct scx_dp_defer *d, *next;
+
+	llist_for_each_entry_safe(d, next, old, node)
+		if (!d->fn(d))
+			llist_add(&d->node, waiting);
+	llist_for_each_entry_safe(d, next, list, node)
+		if (!d->fn(d))
+			llist_add(&d->node, waiting);
+}
+
 static int scx_dp_thread(void *arg)
 {
 	struct scx_kdev *kdev = arg;
+	LLIST_HEAD(waiting);
 
 	/*
 	 * Real-time (lowest FIFO priority), so a doorbell is seen as soon as
@@ -143,13 +181,32 @@ static int scx_dp_thread(void *arg)
 	else
 		set_user_nice(current, MIN_NICE);
 	while (!kthread_should_stop()) {
-		unsigned int us = scx_hca_poll(kdev->hca);
+		unsigned int us;
+		ktime_t until;
 
-		if (!us)
+		scx_dp_run_deferred(kdev, &waiting);
+		us = scx_hca_poll(kdev->hca);
+		if (!us) {
 			cond_resched();
-		else
-			usleep_range_state(us, us + us / 4 + 2, TASK_IDLE);
+			continue;
+		}
+		/*
+		 * New deferred work (and kthread_stop) wakes the sleep early;
+		 * work that waits does not: what it waits for needs the CPU.
+		 */
+		if (!llist_empty(&waiting) && us > 100)
+			us = 100;
+		until = ktime_add_us(ktime_get(), us);
+		set_current_state(TASK_IDLE);
+		if (llist_empty(&kdev->dp_deferred) && !kthread_should_stop())
+			schedule_hrtimeout_range(&until, (u64)(us / 4 + 2) * NSEC_PER_USEC,
+						 HRTIMER_MODE_ABS);
+		__set_current_state(TASK_RUNNING);
 	}
+	/* Device removal: each is told once more, and must finish now. */
+	kdev->dp_stopping = true;
+	scx_dp_run_deferred(kdev, &waiting);
+	WARN_ON_ONCE(!llist_empty(&waiting));
 	return 0;
 }
 
@@ -165,6 +222,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	if (!kdev)
 		return ERR_PTR(-ENOMEM);
 	strscpy(kdev->name, name, sizeof(kdev->name));
+	init_llist_head(&kdev->dp_deferred);
 	kdev->num_vectors = clamp_t(unsigned int, p->num_comp_eqs, 1, SCX_MAX_VECTORS - 1) + 1;
 	for (i = 0; i < kdev->num_vectors - 1; i++) {
 		tasklet_setup(&kdev->tasklets[i].t, scx_tasklet);

@@ -4,6 +4,7 @@
 
 #include <linux/interrupt.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 
 struct scx_hca;
 struct scx_drv;
@@ -45,6 +46,16 @@ struct scx_comp_tasklet {
 	unsigned int eq;
 };
 
+/*
+ * Work handed to the data-path thread (process context, no locks held):
+ * e.g. re-arming a UAR doorbell trap, which needs the writer's mmap lock.
+ */
+struct scx_dp_defer {
+	struct llist_node node;
+	/* false: not yet (the thread calls again after its next poll) */
+	bool (*fn)(struct scx_dp_defer *d);
+};
+
 /* One softcx function: the hca, its interrupt controller and the driver. */
 struct scx_kdev {
 	struct list_head node;
@@ -54,6 +65,13 @@ struct scx_kdev {
 	struct scx_hca *hca;
 	struct scx_drv *drv;
 	struct task_struct *dp_thread;
+	struct llist_head dp_deferred;
+	bool dp_stopping;	/* deferred work must finish on this call */
+	/* UAR doorbell traps taken, and re-armed by other writers / the thread */
+	atomic64_t uar_traps;
+	atomic64_t uar_trap_ns;
+	atomic64_t uar_rearms_fault;
+	atomic64_t uar_rearms_thread;
 	struct dentry *debugfs;
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
@@ -86,6 +104,17 @@ void scx_kdev_destroy(struct scx_kdev *kdev);
 void scx_hca_link(struct scx_kdev *kdev, bool up);
 /* The memory behind UAR page `uar`, which user space maps (see hca.h). */
 struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar);
+/*
+ * A user store to UAR page `uar` trapped: run the data path in the writer.
+ * Returns the page's store count (scx_kdev_uar_stores()) from before the
+ * store lands.
+ */
+u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar);
+u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar);
+/* Run d->fn on the data-path thread soon, and again while it says not yet. */
+void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d);
+/* The same, without waking the thread: it finds d on its next round. */
+void scx_kdev_defer_lazy(struct scx_kdev *kdev, struct scx_dp_defer *d);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
 /* /sys/kernel/debug/softcx */

@@ -122,50 +122,6 @@ static int scx_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey)
 	return 0;
 }
 
-static void scx_free_uars(struct scx_ucontext *uc)
-{
-	struct scx_drv *drv = to_drv(uc->ibuc.device);
-	unsigned int i;
-
-	for (i = 0; i < uc->num_uars; i++) {
-		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
-		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
-	}
-	uc->num_uars = 0;
-}
-
-static int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
-{
-	struct scx_drv *drv = to_drv(uc->ibuc.device);
-	struct scx_uar_entry *e;
-	int err;
-
-	while (uc->num_uars < count) {
-		unsigned int i = uc->num_uars;
-
-		e = kzalloc(sizeof(*e), GFP_KERNEL);
-		if (!e)
-			return -ENOMEM;
-		err = scx_verbs_alloc_uar(drv, &uc->uar_index[i]);
-		if (!err) {
-			/* The device watches this page for the user's doorbells. */
-			e->page = scx_kdev_uar_page(to_sdev(uc->ibuc.device)->kdev, uc->uar_index[i]);
-			err = e->page ? 0 : -ENOMEM;
-		}
-		if (!err)
-			err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &e->rdma_entry, PAGE_SIZE, i);
-		if (err) {
-			if (uc->uar_index[i])
-				scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
-			kfree(e);
-			return err;
-		}
-		uc->entries[i] = e;
-		uc->num_uars++;
-	}
-	return 0;
-}
-
 static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
@@ -231,43 +187,6 @@ static void scx_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	scx_free_uars(container_of(ibuc, struct scx_ucontext, ibuc));
 	scx_obj_dec(ibuc->device, SCX_OBJ_UCTX);
-}
-
-/* Device removal with contexts open: the core zaps their mappings itself. */
-static void scx_disassociate_ucontext(struct ib_ucontext *ibuc)
-{
-}
-
-static int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
-{
-	unsigned long cmd = vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT;
-	unsigned long index = vma->vm_pgoff & ((1UL << SCX_MMAP_CMD_SHIFT) - 1);
-	struct rdma_user_mmap_entry *entry;
-	struct scx_uar_entry *e;
-	int err;
-
-	switch (cmd) {
-	case MLX5_IB_MMAP_REGULAR_PAGE:
-	case MLX5_IB_MMAP_WC_PAGE:
-	case MLX5_IB_MMAP_NC_PAGE:
-		break;
-	default:
-		return -EINVAL;
-	}
-	entry = rdma_user_mmap_entry_get_pgoff(ibuc, index);
-	if (!entry)
-		return -EINVAL;
-	e = container_of(entry, struct scx_uar_entry, rdma_entry);
-	err = rdma_user_mmap_io(ibuc, vma, page_to_pfn(e->page), PAGE_SIZE, vma->vm_page_prot,
-				entry);
-	rdma_user_mmap_entry_put(entry);
-	return err;
-}
-
-static void scx_mmap_free(struct rdma_user_mmap_entry *entry)
-{
-	/* The page is the hca's (BAR memory): it outlives every mapping. */
-	kfree(container_of(entry, struct scx_uar_entry, rdma_entry));
 }
 
 /* Called by the core once the ib_device is unregistered: free the function. */
@@ -407,6 +326,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&sdev->node);
 	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_IRQ);
+	scx_uar_rearm_init(sdev);
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	memcpy(p.mac, ndev->dev_addr, ETH_ALEN);

@@ -23,6 +23,11 @@ struct scx_ibdev {
 	struct list_head node;
 	bool link_up;
 	struct xarray qps;	/* qpn -> scx_qp, for async events (irq-safe lock) */
+	/* UAR doorbell traps waiting to be re-armed (ib_uar.c) */
+	spinlock_t rearm_lock;
+	struct list_head rearm_list;
+	bool rearm_queued;	/* rearm_work is with the data-path thread */
+	struct scx_dp_defer rearm_work;
 };
 
 struct scx_ucontext {
@@ -32,10 +37,12 @@ struct scx_ucontext {
 	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
 };
 
-/* A user UAR page: the hca's memory behind that UAR, which the user maps. */
+struct scx_uar;
+
+/* A user UAR page's mmap offset; the page and its doorbell trap: uar. */
 struct scx_uar_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	struct page *page;
+	struct scx_uar *uar;
 };
 
 struct scx_pd {
@@ -76,6 +83,14 @@ struct scx_ibcq {
 	struct ib_umem *umem;
 	struct ib_umem *db_umem;
 };
+
+/* ib_uar.c: UAR pages, their mappings and doorbell traps. */
+int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count);
+void scx_free_uars(struct scx_ucontext *uc);
+int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void scx_mmap_free(struct rdma_user_mmap_entry *entry);
+void scx_disassociate_ucontext(struct ib_ucontext *ibuc);
+void scx_uar_rearm_init(struct scx_ibdev *sdev);
 
 static inline struct scx_ibdev *to_sdev(struct ib_device *ib)
 {

@@ -61,37 +61,36 @@ u8 data_path::vendor_err(u8 syndrome)
 u32 data_path::poll()
 {
 	u64 now = scx_env_now_ns();
-	bool work;
 	bool more;
 	u64 timer;
-	{
-		lock_guard g(lock_);
-		// Which object a doorbell names is only a hint (a later store to
-		// the same word replaces it): any doorbell means a full pass.
-		u32 rung = d_.uars->drain([](u32, u32, u64) {});
-		if (kicked_.exchange(0, mo::acq_rel))
-			rung++;
-		stats_.doorbells += rung;
-		work = rung || more_;
-		if (!work && now < next_timer_)
-			work = flush_due();
-		if (work || now >= next_timer_) {
-			more_ = false;
-			next_timer_ = ~0ull;
-			pass(now);
-		}
-		more = more_;
-		timer = next_timer_;
-		stats_.polls++;
-		stats_.poll_ns += scx_env_now_ns() - now;
+	u64 since_us;
+	lock_guard g(lock_);
+	// Which object a doorbell names is only a hint (a later store to the
+	// same word replaces it): any doorbell means a full pass.
+	u32 rung = d_.uars->drain([](u32, u32, u64) {});
+	if (kicked_.exchange(0, mo::acq_rel))
+		rung++;
+	stats_.doorbells += rung;
+	bool work = rung || more_;
+	if (!work && now < next_timer_)
+		work = flush_due();
+	if (work || now >= next_timer_) {
+		more_ = false;
+		next_timer_ = ~0ull;
+		pass(now);
 	}
+	more = more_;
+	timer = next_timer_;
+	stats_.polls++;
+	stats_.poll_ns += scx_env_now_ns() - now;
+	// The policy state is shared by the poller and doorbell traps.
 	if (work) {
 		last_active_ = now;
 		idle_sleep_ = 0;
 	}
 	if (more)
 		return 0;
-	u64 since_us = (now - last_active_) / 1000;
+	since_us = (now - last_active_) / 1000;
 	u32 s;
 	if (since_us < policy_.active_us) {
 		s = policy_.active_sleep_us;
@@ -107,6 +106,18 @@ u32 data_path::poll()
 			s = left_us ? u32(left_us) : 1;
 	}
 	return s;
+}
+
+void data_path::ring()
+{
+	kick();
+	poll();
+}
+
+u32 data_path::uar_stores(u32 uar)
+{
+	lock_guard g(lock_);
+	return d_.uars->stores(uar);
 }
 
 // A QP in ERR with WQEs beyond what was consumed needs a flush (and one on

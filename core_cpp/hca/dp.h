@@ -81,6 +81,13 @@ public:
 	u32 poll();
 	// A doorbell arrived through BAR0 (kernel-owned queues).
 	void kick() { kicked_.store(1, mo::release); }
+	// A store to a UAR page is on its way (the writer trapped on it): run
+	// a round now, in the writer's context, as a device starts on a
+	// doorbell the moment it crosses the bus. Work it leaves for later
+	// (timers, RNR waits) is the poller's.
+	void ring();
+	// uar_window::stores() under the lock.
+	u32 uar_stores(u32 uar);
 
 	dp_stats stats();
 

@@ -56,6 +56,20 @@ void *uar_window::page(u32 uar)
 	return p;
 }
 
+u32 uar_window::stores(u32 uar)
+{
+	if (uar < first_ || uar - first_ >= count_)
+		return 0;
+	slot &s = slots_[uar - first_];
+	u64 *p = s.cpu.load(mo::acquire);
+	u32 n = s.taken.load(mo::relaxed);
+	if (!p)
+		return n;
+	for (u32 off : watched)
+		n += read_once(p[off / 8]) != 0;
+	return n;
+}
+
 u64 uar_window::from_be(u64 v)
 {
 	return load_be<u64>(&v);

@@ -42,6 +42,7 @@ public:
 					continue;
 				u64 v = __atomic_exchange_n(w, u64(0), __ATOMIC_ACQ_REL);
 				if (v) {
+					slots_[i].taken.fetch_add(1, mo::relaxed);
 					f(first_ + i, off, from_be(v));
 					n++;
 				}
@@ -49,6 +50,12 @@ public:
 		}
 		return n;
 	}
+
+	// How many stores UAR `uar` has seen: those taken by drain() plus
+	// those still in the page. It moves when a store lands, which is what
+	// a doorbell trap waits for before re-arming (call under the data
+	// path's lock, which drain() runs under).
+	u32 stores(u32 uar);
 
 	// The doorbells a page carries: CQ arm, then the send doorbells of
 	// its (up to eight) bfregs.
@@ -59,6 +66,7 @@ private:
 	struct slot {
 		atomic<u64 *> cpu;
 		u64 dma;
+		atomic<u32> taken;
 	};
 	slot *slots_ = nullptr;
 	u32 first_ = 0;

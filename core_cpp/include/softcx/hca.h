@@ -58,6 +58,18 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
  */
 unsigned int scx_hca_poll(struct scx_hca *hca);
 /*
+ * A store to a UAR page is about to land (the writer trapped on it, process
+ * context): run a round now, in the writer's context, so a doorbell does
+ * not wait for the poller.
+ */
+void scx_hca_uar_store(struct scx_hca *hca);
+/*
+ * How many stores UAR page `uar` has seen (a count that moves when one
+ * lands): a trap re-armed before the trapped store lands would trap it
+ * again.
+ */
+uint32_t scx_hca_uar_stores(struct scx_hca *hca, uint32_t uar);
+/*
  * Poll every few microseconds for active_us after work, then back off to at
  * most idle_max_us between polls (0: the default for either).
  */

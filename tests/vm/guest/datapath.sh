@@ -62,6 +62,29 @@ done
 perf ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
 perf ib_send_bw_ud ib_send_bw -c UD
 
+run_t 60 rdma link delete $dev || result dp_link_del FAIL
 rmmod softcx || result dp_rmmod FAIL
+
+# uar_trap=1: doorbell stores fault and run the data path in the writer's
+# context; the traps must really be taken and re-armed (debugfs counters).
+if load_softcx uar_trap=1 && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
+	gidx=$(roce_v2_ipv4_gid_index $dev); then
+	pp trap_rc_pingpong ibv_rc_pingpong
+	pp trap_rc_pingpong_events ibv_rc_pingpong -e
+	pp trap_ud_pingpong ibv_ud_pingpong -s 1024
+	perf trap_ib_write_bw ib_write_bw
+	perf trap_ib_send_lat ib_send_lat
+	dpf=$(ls /sys/kernel/debug/softcx/*/dp 2>/dev/null | head -1)
+	traps=$(awk '$1 == "uar_traps" { print $2 }' "$dpf" 2>/dev/null)
+	rearms=$(awk '$1 ~ /^uar_rearms_by_/ { n += $2 } END { print n + 0 }' "$dpf" 2>/dev/null)
+	if [ "${traps:-0}" -gt 100 ] && [ "${rearms:-0}" -gt 50 ]; then
+		result trap_counters PASS "traps $traps, re-armed $rearms"
+	else
+		result trap_counters FAIL "traps ${traps:-none}, re-armed ${rearms:-none}"
+	fi
+	rmmod softcx || result trap_rmmod FAIL
+else
+	result trap_load FAIL
+fi
 kmemleak_check datapath
 finish

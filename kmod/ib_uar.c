@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User UAR pages: the hca's doorbell memory, mapped into user space.
+ *
+ * libmlx5 posts a send by writing the WQE, the doorbell record and then a
+ * store to its UAR page; it never enters the kernel. A ConnectX sees that
+ * store the moment it crosses the bus; here the data-path thread polls the
+ * page. With uar_trap=1 the page is also mapped without a PTE, so the
+ * store faults: the fault runs the data path in the writer's context (the
+ * work is already in memory: the record was written first), then maps the
+ * page so the store lands. Once it has landed, the next trapped writer (or
+ * the thread, later) removes the PTE again, re-arming the trap. Stores
+ * made before the re-arm land in the mapped page, where the poller finds
+ * them, so nothing depends on winning that race.
+ *
+ * The mappings are ours (not rdma_user_mmap_io's), so device removal with
+ * contexts open (disassociate) is handled here too: the entry goes dead,
+ * its PTEs are removed, and later faults get a private dummy page.
+ */
+#include "kmod.h"
+
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mlx5-abi.h>
+
+#include "ib_priv.h"
+
+/*
+ * Off by default: under QEMU TCG, where softcx is measured, a page fault
+ * and a PTE zap (TLB shootdown) per doorbell cost more than the poller's
+ * wake-up (ib_send_lat typical ~200-1000 us trapped against ~20-70 us).
+ */
+static bool scx_uar_trap;
+module_param_named(uar_trap, scx_uar_trap, bool, 0444);
+MODULE_PARM_DESC(uar_trap,
+		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 0)");
+
+/*
+ * The trap state of one UAR page. Its own reference count: mappings and a
+ * queued re-arm may outlive the ucontext's mmap entry (which must be gone
+ * when the ucontext is).
+ */
+struct scx_uar {
+	struct kref ref;
+	struct scx_kdev *kdev;
+	struct ib_device *ibdev;
+	struct page *page;		/* the hca's */
+	u32 index;			/* its UAR number */
+	struct rw_semaphore dead_sem;	/* faults vs disassociate */
+	bool dead;
+	spinlock_t lock;		/* maps, zap_gen */
+	struct list_head maps;
+	unsigned int zap_gen;
+	struct page *dummy;		/* stores after device removal */
+	struct list_head rearm_node;	/* in scx_ibdev.rearm_list, if pending */
+	bool rearm_pending;		/* under scx_ibdev.rearm_lock */
+	u64 rearm_since;
+	bool rearm_waits;		/* for the trapped store to land... */
+	u32 rearm_stores;		/* ...i.e. the store count to move from this */
+};
+
+/* One user mapping of a UAR page (one vma). */
+struct scx_uar_map {
+	struct list_head node;
+	struct scx_uar *e;
+	struct mm_struct *mm;	/* grabbed: the struct outlives the vma */
+	unsigned long addr;
+	unsigned int zapped_gen;
+};
+
+static const struct vm_operations_struct scx_uar_vm_ops;
+
+#define SCX_UAR_REARM_THREAD_NS (200 * NSEC_PER_USEC)
+
+static void scx_uar_free(struct kref *ref)
+{
+	struct scx_uar *e = container_of(ref, struct scx_uar, ref);
+
+	/* e->page is the hca's (BAR memory): it outlives every mapping. */
+	if (e->dummy)
+		__free_page(e->dummy);
+	kfree(e);
+}
+
+static void scx_uar_entry_put(struct scx_uar *e)
+{
+	kref_put(&e->ref, scx_uar_free);
+}
+
+/*
+ * Remove the PTEs of every mapping of e. From the data-path thread (no
+ * locks held) this always succeeds. From a fault (the faulting mm's lock
+ * held for read) a foreign mm is only try-locked, and false means some
+ * mapping was left for the thread.
+ */
+static bool scx_uar_zap(struct scx_uar *e, bool in_fault)
+{
+	struct { struct mm_struct *mm; unsigned long addr; } todo[4];
+	struct scx_uar_map *m;
+	unsigned int n, i;
+	bool more, done = true;
+
+	spin_lock(&e->lock);
+	e->zap_gen++;
+	spin_unlock(&e->lock);
+	do {
+		n = 0;
+		more = false;
+		/* The mmap lock ranks above e->lock (vma close takes e->lock). */
+		spin_lock(&e->lock);
+		list_for_each_entry(m, &e->maps, node) {
+			if (n == ARRAY_SIZE(todo)) {
+				more = true;
+				break;
+			}
+			if (m->zapped_gen == e->zap_gen || !mmget_not_zero(m->mm))
+				continue;
+			m->zapped_gen = e->zap_gen;
+			todo[n].mm = m->mm;
+			todo[n].addr = m->addr;
+			n++;
+		}
+		spin_unlock(&e->lock);
+
+		for (i = 0; i < n; i++) {
+			struct mm_struct *mm = todo[i].mm;
+			bool own = in_fault && mm == current->mm;
+			struct vm_area_struct *vma;
+
+			if (own) {
+				/* held for read by the fault */
+			} else if (!in_fault) {
+				mmap_read_lock(mm);
+			} else if (!mmap_read_trylock(mm)) {
+				done = false;
+				mmput_async(mm);
+				continue;
+			}
+			/* Only a vma still in the tree is ours to touch. */
+			vma = vma_lookup(mm, todo[i].addr);
+			if (vma && vma->vm_ops == &scx_uar_vm_ops && vma->vm_private_data &&
+			    ((struct scx_uar_map *)vma->vm_private_data)->e == e)
+				zap_vma_ptes(vma, vma->vm_start, PAGE_SIZE);
+			if (!own)
+				mmap_read_unlock(mm);
+			if (in_fault)
+				mmput_async(mm);
+			else
+				mmput(mm);
+		}
+	} while (more);
+	return done;
+}
+
+/*
+ * A trap is re-armed (its PTEs removed again) once the trapped store has
+ * landed, or the writer would fault on it again, and again. Whoever runs
+ * next does it: another trapped writer (the other side of a ping-pong,
+ * right when it matters), else the data-path thread.
+ */
+static bool scx_uar_rearm_ready(struct scx_uar *e, bool in_fault)
+{
+	bool unmapped;
+
+	/*
+	 * The thread leaves a fresh trap to the other writers a while: when
+	 * it would run, it takes a CPU from them and delays the very store it
+	 * waits for.
+	 */
+	if (!in_fault && !e->dead && !e->kdev->dp_stopping &&
+	    ktime_get_ns() - e->rearm_since < SCX_UAR_REARM_THREAD_NS)
+		return false;
+	spin_lock(&e->lock);
+	unmapped = list_empty(&e->maps);
+	spin_unlock(&e->lock);
+	return unmapped || e->dead || e->kdev->dp_stopping || !READ_ONCE(e->rearm_waits) ||
+	       scx_kdev_uar_stores(e->kdev, e->index) != READ_ONCE(e->rearm_stores);
+}
+
+static void scx_uar_rearm_queue(struct scx_ibdev *sdev, struct scx_uar *e, bool take_ref)
+{
+	spin_lock(&sdev->rearm_lock);
+	if (!e->rearm_pending) {
+		e->rearm_pending = true;
+		e->rearm_since = ktime_get_ns();
+		if (take_ref)
+			kref_get(&e->ref);
+		list_add_tail(&e->rearm_node, &sdev->rearm_list);
+		take_ref = false;
+	}
+	if (!sdev->rearm_queued) {
+		sdev->rearm_queued = true;
+		scx_kdev_defer_lazy(sdev->kdev, &sdev->rearm_work);
+	}
+	spin_unlock(&sdev->rearm_lock);
+	if (!take_ref)
+		return;
+	/* Already pending: the reference offered is not needed. */
+	scx_uar_entry_put(e);
+}
+
+/* Re-arm what is ready. Returns whether some wait on. */
+static bool scx_uar_rearm_run(struct scx_ibdev *sdev, bool in_fault)
+{
+	struct scx_uar *ready[8], *e, *next;
+	unsigned int n = 0, i;
+	bool left;
+
+	spin_lock(&sdev->rearm_lock);
+	list_for_each_entry_safe(e, next, &sdev->rearm_list, rearm_node) {
+		if (n == ARRAY_SIZE(ready))
+			break;
+		if (!scx_uar_rearm_ready(e, in_fault))
+			continue;
+		list_del(&e->rearm_node);
+		e->rearm_pending = false;
+		ready[n++] = e;
+	}
+	spin_unlock(&sdev->rearm_lock);
+	for (i = 0; i < n; i++) {
+		if (!scx_uar_zap(ready[i], in_fault)) {
+			/* keeps its reference */
+			spin_lock(&sdev->rearm_lock);
+			if (!ready[i]->rearm_pending) {
+				ready[i]->rearm_pending = true;
+				list_add_tail(&ready[i]->rearm_node, &sdev->rearm_list);
+				ready[i] = NULL;
+			}
+			spin_unlock(&sdev->rearm_lock);
+		}
+		if (!ready[i])
+			continue;
+		atomic64_inc(in_fault ? &sdev->kdev->uar_rearms_fault :
+			     &sdev->kdev->uar_rearms_thread);
+		scx_uar_entry_put(ready[i]);
+	}
+	spin_lock(&sdev->rearm_lock);
+	left = !list_empty(&sdev->rearm_list);
+	spin_unlock(&sdev->rearm_lock);
+	return left;
+}
+
+/* The data-path thread's share: called again while some wait. */
+static bool scx_uar_rearm_work(struct scx_dp_defer *d)
+{
+	struct scx_ibdev *sdev = container_of(d, struct scx_ibdev, rearm_work);
+	bool done;
+
+	scx_uar_rearm_run(sdev, false);
+	spin_lock(&sdev->rearm_lock);
+	done = list_empty(&sdev->rearm_list);
+	if (done)
+		sdev->rearm_queued = false;
+	spin_unlock(&sdev->rearm_lock);
+	return done;
+}
+
+void scx_uar_rearm_init(struct scx_ibdev *sdev)
+{
+	spin_lock_init(&sdev->rearm_lock);
+	INIT_LIST_HEAD(&sdev->rearm_list);
+	sdev->rearm_work.fn = scx_uar_rearm_work;
+}
+
+static vm_fault_t scx_uar_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct scx_uar_map *m = vma->vm_private_data;
+	struct scx_uar *e;
+	struct page *dummy;
+	vm_fault_t ret;
+
+	if (!m)
+		return VM_FAULT_SIGBUS;
+	e = m->e;
+	down_read(&e->dead_sem);
+	if (!e->dead) {
+		bool store = vmf->flags & FAULT_FLAG_WRITE;
+
+		if (scx_uar_trap && store) {
+			u64 t0 = ktime_get_ns();
+
+			/* Others' stores that landed: re-arm their traps first. */
+			scx_uar_rearm_run(to_sdev(e->ibdev), true);
+			WRITE_ONCE(e->rearm_stores, scx_kdev_uar_store(e->kdev, e->index));
+			atomic64_inc(&e->kdev->uar_traps);
+			atomic64_add(ktime_get_ns() - t0, &e->kdev->uar_trap_ns);
+		}
+		WRITE_ONCE(e->rearm_waits, store);
+		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(e->page));
+		up_read(&e->dead_sem);
+		/* The reference is held while pending: the vma may go meanwhile. */
+		if (scx_uar_trap)
+			scx_uar_rearm_queue(to_sdev(e->ibdev), e, true);
+		return ret;
+	}
+	up_read(&e->dead_sem);
+
+	/* The device is gone: stores go nowhere, as to a removed BAR. */
+	dummy = READ_ONCE(e->dummy);
+	if (!dummy) {
+		struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+		if (!p)
+			return VM_FAULT_OOM;
+		dummy = cmpxchg(&e->dummy, NULL, p);
+		if (dummy)
+			__free_page(p);
+		else
+			dummy = p;
+	}
+	return vmf_insert_pfn(vma, vmf->address, page_to_pfn(dummy));
+}
+
+static struct scx_uar_map *scx_uar_map_new(struct scx_uar *e, struct vm_area_struct *vma)
+{
+	struct scx_uar_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (!m)
+		return NULL;
+	m->e = e;
+	m->mm = vma->vm_mm;
+	m->addr = vma->vm_start;
+	mmgrab(m->mm);
+	spin_lock(&e->lock);
+	m->zapped_gen = e->zap_gen - 1;
+	list_add(&m->node, &e->maps);
+	spin_unlock(&e->lock);
+	return m;
+}
+
+/* A copy of a mapping (mremap): track it, with its own entry reference. */
+static void scx_uar_vm_open(struct vm_area_struct *vma)
+{
+	struct scx_uar_map *old = vma->vm_private_data;
+	struct scx_uar_map *m;
+
+	vma->vm_private_data = NULL;
+	if (!old)
+		return;
+	kref_get(&old->e->ref);
+	m = scx_uar_map_new(old->e, vma);
+	if (!m) {
+		scx_uar_entry_put(old->e);
+		/* Untracked PTEs could outlive the device: none, and SIGBUS. */
+		zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+		return;
+	}
+	vma->vm_private_data = m;
+}
+
+static void scx_uar_vm_close(struct vm_area_struct *vma)
+{
+	struct scx_uar_map *m = vma->vm_private_data;
+
+	if (!m)
+		return;
+	spin_lock(&m->e->lock);
+	list_del(&m->node);
+	spin_unlock(&m->e->lock);
+	mmdrop(m->mm);
+	scx_uar_entry_put(m->e);
+	kfree(m);
+}
+
+static const struct vm_operations_struct scx_uar_vm_ops = {
+	.open = scx_uar_vm_open,
+	.close = scx_uar_vm_close,
+	.fault = scx_uar_fault,
+};
+
+int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	unsigned long cmd = vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT;
+	unsigned long index = vma->vm_pgoff & ((1UL << SCX_MMAP_CMD_SHIFT) - 1);
+	struct rdma_user_mmap_entry *entry;
+	struct scx_uar *e;
+	struct scx_uar_map *m;
+
+	switch (cmd) {
+	case MLX5_IB_MMAP_REGULAR_PAGE:
+	case MLX5_IB_MMAP_WC_PAGE:
+	case MLX5_IB_MMAP_NC_PAGE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	entry = rdma_user_mmap_entry_get_pgoff(ibuc, index);
+	if (!entry)
+		return -EINVAL;
+	e = container_of(entry, struct scx_uar_entry, rdma_entry)->uar;
+	kref_get(&e->ref);
+	rdma_user_mmap_entry_put(entry);
+	m = scx_uar_map_new(e, vma);
+	if (!m) {
+		scx_uar_entry_put(e);
+		return -ENOMEM;
+	}
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_private_data = m;
+	vma->vm_ops = &scx_uar_vm_ops;
+	/* No PTE yet: the first doorbell traps. */
+	return 0;
+}
+
+void scx_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct scx_uar_entry *ue = container_of(entry, struct scx_uar_entry, rdma_entry);
+
+	scx_uar_entry_put(ue->uar);
+	kfree(ue);
+}
+
+/* Device removal with the context open: no mapping may reach the hca. */
+void scx_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
+	unsigned int i;
+
+	for (i = 0; i < uc->num_uars; i++) {
+		struct scx_uar *e = uc->entries[i]->uar;
+
+		down_write(&e->dead_sem);
+		e->dead = true;
+		up_write(&e->dead_sem);
+		scx_uar_zap(e, false);
+	}
+}
+
+void scx_free_uars(struct scx_ucontext *uc)
+{
+	struct scx_drv *drv = to_drv(uc->ibuc.device);
+	unsigned int i;
+
+	for (i = 0; i < uc->num_uars; i++) {
+		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
+		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+	}
+	uc->num_uars = 0;
+}
+
+int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
+{
+	struct scx_kdev *kdev = to_sdev(uc->ibuc.device)->kdev;
+	struct scx_drv *drv = to_drv(uc->ibuc.device);
+	struct scx_uar_entry *ue;
+	struct scx_uar *e;
+	int err;
+
+	while (uc->num_uars < count) {
+		unsigned int i = uc->num_uars;
+
+		ue = kzalloc(sizeof(*ue), GFP_KERNEL);
+		e = kzalloc(sizeof(*e), GFP_KERNEL);
+		if (!ue || !e) {
+			kfree(ue);
+			kfree(e);
+			return -ENOMEM;
+		}
+		kref_init(&e->ref);
+		e->kdev = kdev;
+		spin_lock_init(&e->lock);
+		init_rwsem(&e->dead_sem);
+		INIT_LIST_HEAD(&e->maps);
+		e->ibdev = uc->ibuc.device;
+		ue->uar = e;
+		err = scx_verbs_alloc_uar(drv, &uc->uar_index[i]);
+		if (!err) {
+			/* The device watches this page for the user's doorbells. */
+			e->index = uc->uar_index[i];
+			e->page = scx_kdev_uar_page(kdev, e->index);
+			err = e->page ? 0 : -ENOMEM;
+		}
+		if (!err)
+			err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &ue->rdma_entry, PAGE_SIZE, i);
+		if (err) {
+			if (uc->uar_index[i])
+				scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+			kfree(ue);
+			kfree(e);
+			return err;
+		}
+		uc->entries[i] = ue;
+		uc->num_uars++;
+	}
+	return 0;
+}
