@@ -69,6 +69,8 @@ struct scx_kdev {
 	bool dp_stopping;	/* deferred work must finish on this call */
 	/* UAR doorbell traps taken, and re-armed by other writers / the thread */
 	atomic64_t uar_traps;
+	atomic64_t uar_emulated;
+	atomic64_t uar_streams;
 	atomic64_t uar_trap_ns;
 	atomic64_t uar_rearms_fault;
 	atomic64_t uar_rearms_thread;

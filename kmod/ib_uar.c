@@ -4,14 +4,15 @@
  *
  * libmlx5 posts a send by writing the WQE, the doorbell record and then a
  * store to its UAR page; it never enters the kernel. A ConnectX sees that
- * store the moment it crosses the bus; here the data-path thread polls the
- * page. With uar_trap=1 the page is also mapped without a PTE, so the
- * store faults: the fault runs the data path in the writer's context (the
- * work is already in memory: the record was written first), then maps the
- * page so the store lands. Once it has landed, the next trapped writer (or
- * the thread, later) removes the PTE again, re-arming the trap. Stores
- * made before the re-arm land in the mapped page, where the poller finds
- * them, so nothing depends on winning that race.
+ * store the moment it crosses the bus. Here (uar_trap=1) the page is
+ * mapped without a PTE, so the store faults, and the fault emulates it as
+ * a hypervisor emulates an MMIO write: the value goes into the hca's page,
+ * the data path runs in the writer's context (the work is already in
+ * memory: the record was written first) and the writer resumes after the
+ * store. See scx_uar_live_fault() for the streaming and fallback cases; in
+ * those the page is mapped, the data-path thread polls it, and the PTE is
+ * removed again later. A store to a mapped page is found by the poller,
+ * so nothing depends on the timing of a re-arm.
  *
  * The mappings are ours (not rdma_user_mmap_io's), so device removal with
  * contexts open (disassociate) is handled here too: the entry goes dead,
@@ -26,16 +27,17 @@
 #include <rdma/mlx5-abi.h>
 
 #include "ib_priv.h"
+#include "uar_emul.h"
 
 /*
- * Off by default: under QEMU TCG, where softcx is measured, a page fault
- * and a PTE zap (TLB shootdown) per doorbell cost more than the poller's
- * wake-up (ib_send_lat typical ~200-1000 us trapped against ~20-70 us).
+ * On by default: a ping-pong then runs at or below rxe's latency under QEMU
+ * TCG (ib_send_lat typical ~5-18 us against ~11 us; the poller alone gave
+ * ~60-300 us), while streaming pages fall back to the poller.
  */
-static bool scx_uar_trap;
+static bool scx_uar_trap = true;
 module_param_named(uar_trap, scx_uar_trap, bool, 0444);
 MODULE_PARM_DESC(uar_trap,
-		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 0)");
+		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 1)");
 
 /*
  * The trap state of one UAR page. Its own reference count: mappings and a
@@ -57,8 +59,11 @@ struct scx_uar {
 	struct list_head rearm_node;	/* in scx_ibdev.rearm_list, if pending */
 	bool rearm_pending;		/* under scx_ibdev.rearm_lock */
 	u64 rearm_since;
+	bool rearm_quiet;		/* streaming: until the stores pause */
 	bool rearm_waits;		/* for the trapped store to land... */
 	u32 rearm_stores;		/* ...i.e. the store count to move from this */
+	unsigned int streak;		/* emulated stores in a row (see live_fault) */
+	u64 trap_end;			/* when the last emulated store finished */
 };
 
 /* One user mapping of a UAR page (one vma). */
@@ -72,7 +77,13 @@ struct scx_uar_map {
 
 static const struct vm_operations_struct scx_uar_vm_ops;
 
+/* The thread re-arms a trap whose store could not be emulated after this. */
 #define SCX_UAR_REARM_THREAD_NS (200 * NSEC_PER_USEC)
+/* Streaming: this many traps in a row on one page, each this soon after... */
+#define SCX_UAR_STREAM_STREAK 8
+#define SCX_UAR_STREAM_GAP_NS (100 * NSEC_PER_USEC)
+/* ...and polled until its stores stop this long. */
+#define SCX_UAR_QUIET_NS (500 * NSEC_PER_USEC)
 
 static void scx_uar_free(struct kref *ref)
 {
@@ -155,28 +166,40 @@ static bool scx_uar_zap(struct scx_uar *e, bool in_fault)
 }
 
 /*
- * A trap is re-armed (its PTEs removed again) once the trapped store has
- * landed, or the writer would fault on it again, and again. Whoever runs
- * next does it: another trapped writer (the other side of a ping-pong,
- * right when it matters), else the data-path thread.
+ * A mapped page is re-armed (its PTE removed again) when:
+ *  - streaming (rearm_quiet): its stores have stopped for a while, which
+ *    only the data-path thread judges;
+ *  - else (a store that could not be emulated): once that store landed, or
+ *    the writer would fault on it again, and again. Another trapped writer
+ *    may do it (the other side of a ping-pong, when it matters), else the
+ *    thread, after a while: when it runs it takes a CPU from the writers
+ *    and delays the very store it waits for.
  */
 static bool scx_uar_rearm_ready(struct scx_uar *e, bool in_fault)
 {
+	u64 now = ktime_get_ns();
 	bool unmapped;
+	u32 stores;
 
-	/*
-	 * The thread leaves a fresh trap to the other writers a while: when
-	 * it would run, it takes a CPU from them and delays the very store it
-	 * waits for.
-	 */
-	if (!in_fault && !e->dead && !e->kdev->dp_stopping &&
-	    ktime_get_ns() - e->rearm_since < SCX_UAR_REARM_THREAD_NS)
-		return false;
 	spin_lock(&e->lock);
 	unmapped = list_empty(&e->maps);
 	spin_unlock(&e->lock);
-	return unmapped || e->dead || e->kdev->dp_stopping || !READ_ONCE(e->rearm_waits) ||
-	       scx_kdev_uar_stores(e->kdev, e->index) != READ_ONCE(e->rearm_stores);
+	if (unmapped || e->dead || e->kdev->dp_stopping)
+		return true;
+	stores = scx_kdev_uar_stores(e->kdev, e->index);
+	if (e->rearm_quiet) {
+		if (in_fault)
+			return false;
+		if (stores != e->rearm_stores) {
+			e->rearm_stores = stores;
+			e->rearm_since = now;
+			return false;
+		}
+		return now - e->rearm_since >= SCX_UAR_QUIET_NS;
+	}
+	if (!in_fault && now - e->rearm_since < SCX_UAR_REARM_THREAD_NS)
+		return false;
+	return !e->rearm_waits || stores != e->rearm_stores;
 }
 
 static void scx_uar_rearm_queue(struct scx_ibdev *sdev, struct scx_uar *e, bool take_ref)
@@ -264,6 +287,63 @@ void scx_uar_rearm_init(struct scx_ibdev *sdev)
 	sdev->rearm_work.fn = scx_uar_rearm_work;
 }
 
+/*
+ * A fault on a live UAR page. The usual case (uar_trap=1): emulate the
+ * doorbell store into the hca's page and run the data path in the writer;
+ * the page stays unmapped, so the next doorbell traps too, with no PTE to
+ * insert or zap. A page trapping stores back to back, nobody else's in
+ * between, is streaming: a fault per doorbell would cost more than the
+ * poller, so it is mapped (polled) until its stores pause. A store that
+ * cannot be emulated maps the page, and the trap is re-armed once it
+ * landed. Without uar_trap the page is simply mapped.
+ */
+static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bool *mapped)
+{
+	struct scx_ibdev *sdev = to_sdev(e->ibdev);
+	struct scx_kdev *kdev = e->kdev;
+	bool store = vmf->flags & FAULT_FLAG_WRITE;
+	struct scx_uar_store st;
+	u64 t0;
+
+	WRITE_ONCE(e->rearm_quiet, false);
+	WRITE_ONCE(e->rearm_waits, false);
+	if (!scx_uar_trap || !store)
+		goto map;
+	t0 = ktime_get_ns();
+	if ((vmf->flags & FAULT_FLAG_USER) && scx_uar_store_decode(vmf->real_address, &st)) {
+		u64 *w = page_address(e->page) + (vmf->real_address & ~PAGE_MASK);
+
+		WRITE_ONCE(*w, st.value);
+		scx_kdev_uar_store(kdev, e->index);
+		scx_uar_store_retire(&st);
+		atomic64_inc(&kdev->uar_emulated);
+		if (READ_ONCE(sdev->trap_last) == e && t0 - e->trap_end < SCX_UAR_STREAM_GAP_NS)
+			e->streak++;
+		else
+			e->streak = 0;
+		WRITE_ONCE(sdev->trap_last, e);
+		e->trap_end = ktime_get_ns();
+		atomic64_add(e->trap_end - t0, &kdev->uar_trap_ns);
+		if (e->streak < SCX_UAR_STREAM_STREAK)
+			return VM_FAULT_NOPAGE;
+		/* Streaming: map the page; the poller takes the stores. */
+		e->streak = 0;
+		e->rearm_quiet = true;
+		e->rearm_stores = scx_kdev_uar_stores(kdev, e->index);
+		atomic64_inc(&kdev->uar_streams);
+	} else {
+		/* Others' stores that landed: re-arm their traps first. */
+		scx_uar_rearm_run(sdev, true);
+		e->rearm_stores = scx_kdev_uar_store(kdev, e->index);
+		e->rearm_waits = true;
+		atomic64_inc(&kdev->uar_traps);
+		atomic64_add(ktime_get_ns() - t0, &kdev->uar_trap_ns);
+	}
+map:
+	*mapped = true;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(e->page));
+}
+
 static vm_fault_t scx_uar_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -277,22 +357,12 @@ static vm_fault_t scx_uar_fault(struct vm_fault *vmf)
 	e = m->e;
 	down_read(&e->dead_sem);
 	if (!e->dead) {
-		bool store = vmf->flags & FAULT_FLAG_WRITE;
+		bool mapped = false;
 
-		if (scx_uar_trap && store) {
-			u64 t0 = ktime_get_ns();
-
-			/* Others' stores that landed: re-arm their traps first. */
-			scx_uar_rearm_run(to_sdev(e->ibdev), true);
-			WRITE_ONCE(e->rearm_stores, scx_kdev_uar_store(e->kdev, e->index));
-			atomic64_inc(&e->kdev->uar_traps);
-			atomic64_add(ktime_get_ns() - t0, &e->kdev->uar_trap_ns);
-		}
-		WRITE_ONCE(e->rearm_waits, store);
-		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(e->page));
+		ret = scx_uar_live_fault(vmf, e, &mapped);
 		up_read(&e->dead_sem);
 		/* The reference is held while pending: the vma may go meanwhile. */
-		if (scx_uar_trap)
+		if (mapped && scx_uar_trap)
 			scx_uar_rearm_queue(to_sdev(e->ibdev), e, true);
 		return ret;
 	}
