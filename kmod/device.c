@@ -131,8 +131,15 @@ MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (default) or, 
 
 u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
-	scx_hca_uar_store(kdev->hca);
+	if (scx_hca_uar_store(kdev->hca))
+		wake_up_process(kdev->dp_thread);
 	return scx_hca_uar_stores(kdev->hca, uar);
+}
+
+void scx_kdev_dp_stream(struct scx_kdev *kdev)
+{
+	scx_hca_dp_stay_active(kdev->hca);
+	wake_up_process(kdev->dp_thread);
 }
 
 u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar)

@@ -315,7 +315,9 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 		.num_comp_eqs = scx_settings.comp_eqs,
 		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
 		.dp_active_us = scx_settings.dp_active_us,
-		.dp_idle_max_us = scx_settings.dp_idle_max_us,
+		/* Trapped doorbells need no poller: it may sleep longer. */
+		.dp_idle_max_us = scx_settings.dp_idle_max_us ?:
+				  (scx_uar_trapping() ? 100000 : 16000),
 	};
 	struct scx_ib_device_attr a;
 	struct scx_ibdev *sdev;

@@ -92,6 +92,7 @@ int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void scx_mmap_free(struct rdma_user_mmap_entry *entry);
 void scx_disassociate_ucontext(struct ib_ucontext *ibuc);
 void scx_uar_rearm_init(struct scx_ibdev *sdev);
+bool scx_uar_trapping(void);
 
 static inline struct scx_ibdev *to_sdev(struct ib_device *ib)
 {

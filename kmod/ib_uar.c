@@ -35,6 +35,12 @@
  * ~60-300 us), while streaming pages fall back to the poller.
  */
 static bool scx_uar_trap = true;
+
+bool scx_uar_trapping(void)
+{
+	return scx_uar_trap;
+}
+
 module_param_named(uar_trap, scx_uar_trap, bool, 0444);
 MODULE_PARM_DESC(uar_trap,
 		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 1)");
@@ -83,7 +89,7 @@ static const struct vm_operations_struct scx_uar_vm_ops;
 #define SCX_UAR_STREAM_STREAK 8
 #define SCX_UAR_STREAM_GAP_NS (100 * NSEC_PER_USEC)
 /* ...and polled until its stores stop this long. */
-#define SCX_UAR_QUIET_NS (500 * NSEC_PER_USEC)
+#define SCX_UAR_QUIET_NS (2000 * NSEC_PER_USEC)
 
 static void scx_uar_free(struct kref *ref)
 {
@@ -331,6 +337,7 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 		e->rearm_quiet = true;
 		e->rearm_stores = scx_kdev_uar_stores(kdev, e->index);
 		atomic64_inc(&kdev->uar_streams);
+		scx_kdev_dp_stream(kdev);
 	} else {
 		/* Others' stores that landed: re-arm their traps first. */
 		scx_uar_rearm_run(sdev, true);

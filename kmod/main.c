@@ -44,9 +44,10 @@ static uint dp_active_us = 2000;
 module_param(dp_active_us, uint, 0444);
 MODULE_PARM_DESC(dp_active_us, "data path: poll every few us for this long after work, in us (default 2000)");
 
-static uint dp_idle_max_us = 16000;
+static uint dp_idle_max_us;
 module_param(dp_idle_max_us, uint, 0444);
-MODULE_PARM_DESC(dp_idle_max_us, "data path: longest sleep between polls when idle, in us (default 16000)");
+MODULE_PARM_DESC(dp_idle_max_us,
+		 "data path: longest sleep between polls when idle, in us (default 0: 100000 with uar_trap, else 16000)");
 
 static char *netdev;
 module_param(netdev, charp, 0444);

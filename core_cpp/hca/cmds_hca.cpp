@@ -115,6 +115,7 @@ void device::teardown_hca(cmd_ctx &c)
 	pds_.reset();
 	q_counters_.reset();
 	uars_.reset();
+	uar_win_.reset_live();
 	page_request_due_ = false;
 	state_.store(u32(hca_state::enabled));
 }

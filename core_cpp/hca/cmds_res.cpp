@@ -19,6 +19,7 @@ void device::alloc_uar(cmd_ctx &c)
 	auto uar = uars_.alloc();
 	if (!uar)
 		return (void)c.fail(st::no_res_err, synd::uar_exhausted);
+	uar_win_.set_live(*uar, true);
 	prm::set(c.out, prm::alloc_uar_out::uar, *uar);
 }
 
@@ -33,6 +34,7 @@ void device::dealloc_uar(cmd_ctx &c)
 	if (uars_.busy(uar))
 		return (void)c.fail(st::bad_res_state_err, synd::uar_busy);
 	uars_.free(uar);
+	uar_win_.set_live(uar, false);
 }
 
 void device::alloc_pd(cmd_ctx &c)

@@ -60,6 +60,11 @@ u8 data_path::vendor_err(u8 syndrome)
 
 u32 data_path::poll()
 {
+	return round(false);
+}
+
+u32 data_path::round(bool trapped)
+{
 	u64 now = scx_env_now_ns();
 	bool more;
 	u64 timer;
@@ -83,8 +88,9 @@ u32 data_path::poll()
 	timer = next_timer_;
 	stats_.polls++;
 	stats_.poll_ns += scx_env_now_ns() - now;
-	// The policy state is shared by the poller and doorbell traps.
-	if (work) {
+	// Work found by a trap was the writer's to do: the poller need not
+	// stay close behind it (it would take a CPU from the writers).
+	if (work && !trapped) {
 		last_active_ = now;
 		idle_sleep_ = 0;
 	}
@@ -108,10 +114,19 @@ u32 data_path::poll()
 	return s;
 }
 
-void data_path::ring()
+bool data_path::ring()
 {
 	kick();
-	poll();
+	u32 s = round(true);
+	lock_guard g(lock_);
+	return s == 0 || next_timer_ != ~0ull;
+}
+
+void data_path::stay_active()
+{
+	lock_guard g(lock_);
+	last_active_ = scx_env_now_ns();
+	idle_sleep_ = 0;
 }
 
 u32 data_path::uar_stores(u32 uar)

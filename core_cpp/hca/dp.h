@@ -84,8 +84,11 @@ public:
 	// A store to a UAR page is on its way (the writer trapped on it): run
 	// a round now, in the writer's context, as a device starts on a
 	// doorbell the moment it crosses the bus. Work it leaves for later
-	// (timers, RNR waits) is the poller's.
-	void ring();
+	// (timers, RNR waits) is the poller's: true if there is some, so the
+	// poller should be woken.
+	bool ring();
+	// Stores will land in a UAR page without trapping: poll closely.
+	void stay_active();
 	// uar_window::stores() under the lock.
 	u32 uar_stores(u32 uar);
 
@@ -120,6 +123,7 @@ private:
 		const u8 *av;        // UD address vector
 	};
 
+	u32 round(bool trapped);
 	void pass(u64 now);
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);

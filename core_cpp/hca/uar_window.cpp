@@ -17,11 +17,19 @@ status uar_window::init(u32 first_uar, u32 num_uars)
 		return errc::nomem;
 	for (u32 i = 0; i < num_uars; i++)
 		new (&slots_[i]) slot{};
+	live_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * num_uars));
+	where_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * num_uars));
+	if (!live_ || !where_)
+		return errc::nomem;
+	for (u32 i = 0; i < num_uars; i++)
+		where_[i] = ~0u;
 	return status::ok();
 }
 
 uar_window::~uar_window()
 {
+	free_bytes(live_);
+	free_bytes(where_);
 	if (!slots_)
 		return;
 	for (u32 i = 0; i < count_; i++) {
@@ -50,10 +58,24 @@ void *uar_window::page(u32 uar)
 		return expected;
 	}
 	s.dma = dma; // read only by the destructor
-	u32 top = used_.load(mo::acquire);
-	while (top < uar - first_ + 1 && !used_.compare_exchange(top, uar - first_ + 1, mo::acq_rel))
-		;
 	return p;
+}
+
+void uar_window::set_live(u32 uar, bool live)
+{
+	if (uar < first_ || uar - first_ >= count_)
+		return;
+	u32 i = uar - first_;
+	if (live && where_[i] == ~0u) {
+		where_[i] = nlive_;
+		live_[nlive_++] = i;
+	} else if (!live && where_[i] != ~0u) {
+		u32 k = where_[i];
+		u32 last = live_[--nlive_];
+		live_[k] = last;
+		where_[last] = k;
+		where_[i] = ~0u;
+	}
 }
 
 u32 uar_window::stores(u32 uar)

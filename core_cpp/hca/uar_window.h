@@ -31,8 +31,9 @@ public:
 	// store racing with the take is seen next time).
 	template <typename F> u32 drain(F &&f)
 	{
-		u32 n = 0, top = used_.load(mo::acquire);
-		for (u32 i = 0; i < top; i++) {
+		u32 n = 0;
+		for (u32 k = 0; k < nlive_; k++) {
+			u32 i = live_[k];
 			u64 *p = slots_[i].cpu.load(mo::acquire);
 			if (!p)
 				continue;
@@ -49,6 +50,17 @@ public:
 			}
 		}
 		return n;
+	}
+
+	// UAR `uar` was allocated (or freed): only allocated pages are
+	// watched, so a poll costs what is in use, not what ever was. Under
+	// the data path's lock, as drain().
+	void set_live(u32 uar, bool live);
+	void reset_live()
+	{
+		for (u32 k = 0; k < nlive_; k++)
+			where_[live_[k]] = ~0u;
+		nlive_ = 0;
 	}
 
 	// How many stores UAR `uar` has seen: those taken by drain() plus
@@ -71,7 +83,9 @@ private:
 	slot *slots_ = nullptr;
 	u32 first_ = 0;
 	u32 count_ = 0;
-	atomic<u32> used_{0};
+	u32 *live_ = nullptr;   // slots of allocated UARs, unordered
+	u32 *where_ = nullptr;  // slot -> its index in live_, or ~0u
+	u32 nlive_ = 0;
 };
 
 } // namespace scx::hca

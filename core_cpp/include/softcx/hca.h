@@ -60,9 +60,12 @@ unsigned int scx_hca_poll(struct scx_hca *hca);
 /*
  * A store to a UAR page is about to land (the writer trapped on it, process
  * context): run a round now, in the writer's context, so a doorbell does
- * not wait for the poller.
+ * not wait for the poller. True: work or timers are left for the poller,
+ * which should be woken.
  */
-void scx_hca_uar_store(struct scx_hca *hca);
+bool scx_hca_uar_store(struct scx_hca *hca);
+/* Stores will land in a UAR page without trapping: poll closely for now. */
+void scx_hca_dp_stay_active(struct scx_hca *hca);
 /*
  * How many stores UAR page `uar` has seen (a count that moves when one
  * lands): a trap re-armed before the trapped store lands would trap it
