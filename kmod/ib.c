@@ -235,6 +235,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.query_qp = scx_query_qp,
 	.query_srq = scx_query_srq,
 	.reg_user_mr = scx_reg_user_mr,
+	.resize_cq = scx_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, scx_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scx_ibcq, ibcq),

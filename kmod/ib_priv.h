@@ -129,6 +129,9 @@ int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);
 int scx_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* ib_cq.c */
+int scx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+
 /* ib_qp.c */
 int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
 int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

@@ -143,6 +143,29 @@ int scx_verbs_create_cq(struct scx_drv *drv, const struct scx_cq_params *p, stru
 	return 0;
 }
 
+int scx_verbs_resize_cq(struct scx_drv *drv, struct scx_cq *cq, const struct scx_cq_params *p)
+{
+	namespace mi = prm::modify_cq_in;
+	if (!p->npages || p->page_shift < 12 || (p->cqe_size != 64 && p->cqe_size != 128))
+		return -int(errc::inval);
+	u32 inlen = mi::pas.byte_off + p->npages * 8;
+	auto *in = static_cast<u8 *>(alloc_bytes(inlen));
+	if (!in)
+		return -int(errc::nomem);
+	prm::set(in, mi::op_mod, prm::modify_cq_op_mod::resize_cq);
+	prm::set(in, mi::modify_field_select_resize_field_select,
+		 prm::cq_resize::log_size | prm::cq_resize::page_offset | prm::cq_resize::page_size);
+	u8 *cqc = prm::at(in, mi::cq_context);
+	prm::set(cqc, prm::cqc::cqe_sz, p->cqe_size == 64 ? prm::cqe_size::bytes_64 : prm::cqe_size::bytes_128);
+	prm::set(cqc, prm::cqc::log_cq_size, p->log_size);
+	prm::set(cqc, prm::cqc::log_page_size, p->page_shift - 12);
+	for (u32 i = 0; i < p->npages; i++)
+		store_be<u64>(prm::at(in, mi::pas, i, 8), p->pages[i]);
+	status s = drv->dev.modify_cq(cq->cq, in, inlen);
+	free_bytes(in);
+	return s.to_errno();
+}
+
 int scx_verbs_destroy_cq(struct scx_drv *drv, struct scx_cq *cq)
 {
 	status s = drv->dev.destroy_cq(cq->cq);

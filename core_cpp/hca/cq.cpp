@@ -209,7 +209,7 @@ void cq_engine::modify(cmd_ctx &c)
 	    !c.need_out(prm::modify_cq_out::size_bytes, synd::short_output))
 		return;
 	if (c.op_mod == prm::modify_cq_op_mod::resize_cq)
-		return (void)c.fail(st::bad_param_err, synd::cq_resize_unsupported);
+		return resize(c);
 	if (c.op_mod != prm::modify_cq_op_mod::modify_cq)
 		return (void)c.fail(st::bad_param_err, synd::bad_op_mod);
 	u32 select = prm::get(c.in, in::modify_field_select_resize_field_select);
@@ -224,6 +224,116 @@ void cq_engine::modify(cmd_ctx &c)
 		cq->cq_max_count = u16(prm::get(cqc, prm::cqc::cq_max_count));
 	if (select & prm::cq_modify::overrun)
 		cq->oi = u8(prm::get(cqc, prm::cqc::oi));
+}
+
+// MODIFY_CQ op_mod RESIZE: a new ring (size, page size, PAS list). The
+// device writes a RESIZE CQE at the producer index in the old ring and goes
+// on at the next index in the new one; the consumer moves the CQEs it has
+// not polled over (index i to i+1) when it meets that CQE. Refused with
+// BAD_SIZE_OUTS_CQES when they would not fit. Runs under the data path's
+// lock (device::execute), after it has done the work already posted, so no
+// CQE is written meanwhile and none is still to come for old WQEs.
+void cq_engine::resize(cmd_ctx &c)
+{
+	namespace in = prm::modify_cq_in;
+	namespace rs = prm::cq_resize;
+	u32 select = prm::get(c.in, in::modify_field_select_resize_field_select);
+	const u8 *cqc = prm::at(c.in, in::cq_context);
+	if (select & ~(rs::log_size | rs::page_offset | rs::page_size))
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_resize_select);
+	if (prm::get(c.in, in::cq_umem_valid))
+		return (void)c.fail(st::bad_param_err, synd::cq_umem_unsupported);
+	u32 cqe_sz = prm::get(cqc, prm::cqc::cqe_sz);
+	if (cqe_sz != prm::cqe_size::bytes_64 && cqe_sz != prm::cqe_size::bytes_128)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_cqe_size);
+	u32 cqn = prm::get(c.in, in::cqn);
+	u32 log_size, page_shift;
+	{
+		lock_guard g(lock_);
+		cq_ctx *cq = table_.get(cqn);
+		if (!cq)
+			return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+		log_size = cq->log_size;
+		page_shift = cq->page_shift;
+	}
+	if (select & rs::log_size)
+		log_size = prm::get(cqc, prm::cqc::log_cq_size);
+	if (select & rs::page_size)
+		page_shift = 12 + prm::get(cqc, prm::cqc::log_page_size);
+	if (log_size > log_max_cq_sz_)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_size);
+	if ((select & rs::page_offset) && prm::get(cqc, prm::cqc::page_offset))
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_offset);
+	if (page_shift > 30)
+		return (void)c.fail(st::bad_param_err, synd::cq_bad_page_size);
+
+	u32 entry = cqe_sz == prm::cqe_size::bytes_64 ? 64 : 128;
+	u64 ring = u64(entry) << log_size;
+	u32 npas = u32((ring + (u64(1) << page_shift) - 1) >> page_shift);
+	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
+		return;
+	auto list = pages_->alloc_list(npas);
+	if (!list)
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	fw_list pas = *list;
+	for (u32 i = 0; i < npas; i++) {
+		bool good = true;
+		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
+		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {
+			pages_->free_list(pas);
+			return (void)c.fail(st::bad_param_err, synd::cq_bad_page);
+		}
+		pages_->list_set(pas, i, pa);
+	}
+
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(cqn);
+	u32 ci = 0;
+	if (!cq || cq->status != prm::cq_status::ok || !consumer_index(*cq, &ci)) {
+		pages_->free_list(pas);
+		return (void)c.fail(st::bad_res_state_err, synd::cq_bad_state);
+	}
+	// The CQEs not polled move to the new ring one index up, and the next
+	// CQE goes right after them: all must fit.
+	if (((cq->pi - ci) & 0xffffff) > (1u << log_size) - 1) {
+		pages_->free_list(pas);
+		return (void)c.fail(st::bad_size_outs_cqes_err, synd::cq_resize_outstanding);
+	}
+	u8 e[prm::cqe64::size_bytes] = {};
+	prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::resize_cq);
+	if (!write_cqe(*cq, e)) {
+		cq->status = prm::cq_status::write_fail;
+		pages_->free_list(pas);
+		return (void)c.fail(st::bad_res_state_err, synd::cq_bad_state);
+	}
+	cq->pi++;
+	pages_->free_list(cq->pas);
+	cq->pas = pas;
+	cq->log_size = u8(log_size);
+	cq->page_shift = u8(page_shift);
+	cq->cqe_size = u8(entry);
+}
+
+// Write a CQE at the producer index (not advanced here), its owner bit
+// the lap's, op_own last so the consumer never sees half of it.
+bool cq_engine::write_cqe(const cq_ctx &cq, const u8 *cqe64)
+{
+	u32 nent = 1u << cq.log_size;
+	u64 off = u64(cq.pi & (nent - 1)) * cq.cqe_size + (cq.cqe_size - prm::cqe64::size_bytes);
+	u64 pa = pages_->list_get(cq.pas, u32(off >> cq.page_shift)) + (off & ((u64(1) << cq.page_shift) - 1));
+	u8 *dst = static_cast<u8 *>(dma_->map(pa, prm::cqe64::size_bytes));
+	if (!dst)
+		return false;
+	u8 e[prm::cqe64::size_bytes];
+	copy_bytes(e, cqe64, sizeof(e));
+	prm::set(e, prm::cqe64::owner, (cq.pi >> cq.log_size) & 1);
+	constexpr u32 last = prm::reg_offset(prm::cqe64::op_own);
+	copy_bytes(dst, e, last);
+	fence(mo::release);
+	u32 tail;
+	copy_bytes(&tail, e + last, 4);
+	write_once(*reinterpret_cast<u32 *>(dst + last), tail);
+	return true;
 }
 
 cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
@@ -260,23 +370,10 @@ cqe_result cq_engine::post_cqe(u32 cqn, const u8 *cqe64, bool solicited)
 			notify = error;
 			res = cqe_result::overrun;
 		} else {
-			u64 off = u64(cq->pi & (nent - 1)) * cq->cqe_size + (cq->cqe_size - prm::cqe64::size_bytes);
-			u64 pa = pages_->list_get(cq->pas, u32(off >> cq->page_shift)) +
-				 (off & ((u64(1) << cq->page_shift) - 1));
-			u8 *dst = static_cast<u8 *>(dma_->map(pa, prm::cqe64::size_bytes));
-			if (!dst) {
+			if (!write_cqe(*cq, cqe64)) {
 				cq->status = prm::cq_status::write_fail;
 				return cqe_result::fault;
 			}
-			u8 e[prm::cqe64::size_bytes];
-			copy_bytes(e, cqe64, sizeof(e));
-			prm::set(e, prm::cqe64::owner, (cq->pi >> cq->log_size) & 1);
-			constexpr u32 last = prm::reg_offset(prm::cqe64::op_own);
-			copy_bytes(dst, e, last);
-			fence(mo::release);
-			u32 tail;
-			copy_bytes(&tail, e + last, 4);
-			write_once(*reinterpret_cast<u32 *>(dst + last), tail);
 			cq->pi++;
 			if (solicited)
 				cq->sol_pi = cq->pi;

@@ -54,6 +54,8 @@ public:
 	void create(cmd_ctx &c);
 	void destroy(cmd_ctx &c);
 	void query(cmd_ctx &c);
+	// MODIFY_CQ: moderation, or (op_mod RESIZE) a new ring; the caller
+	// has run the data path's posted work first.
 	void modify(cmd_ctx &c);
 
 	// The data path's entry point: write a 64-byte CQE (its op_own owner
@@ -85,6 +87,8 @@ public:
 
 private:
 	void free_cq(cq_ctx *cq);
+	void resize(cmd_ctx &c);
+	bool write_cqe(const cq_ctx &cq, const u8 *cqe64);
 	bool consumer_index(const cq_ctx &cq, u32 *ci);
 	u32 *arm_word(const cq_ctx &cq);
 	void comp_event(u32 eqn, u32 cqn);

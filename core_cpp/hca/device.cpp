@@ -2,6 +2,7 @@
 #include "hca/device.h"
 
 #include "hca/syndrome.h"
+#include "prm/cq.h"
 #include "prm/eq.h"
 
 namespace scx::hca {
@@ -97,7 +98,15 @@ void device::execute(cmd_ctx &c)
 	case op::create_cq: if (need(c, I)) cqs_.create(c); break;
 	case op::destroy_cq: if (need(c, I)) cqs_.destroy(c); break;
 	case op::query_cq: if (need(c, I)) cqs_.query(c); break;
-	case op::modify_cq: if (need(c, I)) cqs_.modify(c); break;
+	case op::modify_cq:
+		if (need(c, I)) {
+			// A resize counts the CQEs still to come for WQEs already
+			// posted: have them written first.
+			if (c.op_mod == prm::modify_cq_op_mod::resize_cq)
+				dp_.settle();
+			cqs_.modify(c);
+		}
+		break;
 	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
 	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
 	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;

@@ -122,6 +122,13 @@ bool data_path::ring()
 	return s == 0 || next_timer_ != ~0ull;
 }
 
+void data_path::settle()
+{
+	more_ = false;
+	next_timer_ = ~0ull;
+	pass(scx_env_now_ns());
+}
+
 void data_path::stay_active()
 {
 	lock_guard g(lock_);

@@ -87,6 +87,9 @@ public:
 	// (timers, RNR waits) is the poller's: true if there is some, so the
 	// poller should be woken.
 	bool ring();
+	// Under lock(), from a command: run the work posted so far (a pass as
+	// a doorbell would start).
+	void settle();
 	// Stores will land in a UAR page without trapping: poll closely.
 	void stay_active();
 	// uar_window::stores() under the lock.

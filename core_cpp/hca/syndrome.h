@@ -76,10 +76,13 @@ constexpr u32 cq_bad_page = make(0x07, 0x05);         // BAD_PARAM: PAS entry mi
 constexpr u32 cq_bad_offset = make(0x07, 0x06);       // BAD_PARAM: page_offset != 0
 constexpr u32 cq_bad_cqe_size = make(0x07, 0x07);     // BAD_PARAM: cqe_sz not 64/128
 constexpr u32 cq_bad_dbr = make(0x07, 0x08);          // BAD_PARAM: doorbell record unreachable
-constexpr u32 cq_resize_unsupported = make(0x07, 0x09); // BAD_PARAM: MODIFY_CQ resize
+constexpr u32 cq_resize_unsupported = make(0x07, 0x09); // (no longer reported: MODIFY_CQ resize is served)
 constexpr u32 cq_umem_unsupported = make(0x07, 0x0a); // BAD_PARAM: cq_umem_valid/dbr_umem_valid
 constexpr u32 cq_bad_page_size = make(0x07, 0x0b);    // BAD_PARAM: log_page_size too large
 constexpr u32 cq_busy = make(0x07, 0x0c);             // BAD_RES_STATE: CQ still used by a QP
+constexpr u32 cq_resize_outstanding = make(0x07, 0x0d); // BAD_SIZE_OUTS_CQES: unpolled CQEs exceed the new size
+constexpr u32 cq_bad_state = make(0x07, 0x0e);        // BAD_RES_STATE: CQ in error or its dbr/ring unreachable
+constexpr u32 cq_bad_resize_select = make(0x07, 0x0f); // BAD_PARAM: unknown resize_field_select bit
 
 // 08: PD
 constexpr u32 pd_exhausted = make(0x08, 0x01);        // NO_RES: all PDs allocated

@@ -129,6 +129,13 @@ constexpr u32 count = 1u << 1;
 constexpr u32 overrun = 1u << 2;
 } // namespace scx::prm::cq_modify
 
+// resize_field_select bits for op_mod resize_cq (cq.h MLX5_MODIFY_CQ_MASK_*).
+namespace scx::prm::cq_resize {
+constexpr u32 log_size = 1u << 0;
+constexpr u32 page_offset = 1u << 1;
+constexpr u32 page_size = 1u << 2;
+} // namespace scx::prm::cq_resize
+
 // The 64-byte CQE; fields named as in device.h struct mlx5_cqe64.
 namespace scx::prm::cqe64 {
 constexpr field<0x080, 8> rss_hash_type{};

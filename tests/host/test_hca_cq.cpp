@@ -145,9 +145,9 @@ TEST(HcaCq, CreateQueryModifyDestroy)
 	EXPECT_EQ(prm::get(cqc, prm::cqc::cq_period), 16u);
 	EXPECT_EQ(prm::get(cqc, prm::cqc::cq_max_count), 32u);
 	u32 synd = 0;
-	prm::set(m.data(), prm::mbox_in::op_mod, prm::modify_cq_op_mod::resize_cq);
+	prm::set(m.data(), prm::mbox_in::op_mod, 2);
 	EXPECT_EQ(status_of(rig.poster, m, 16, nullptr, &synd), st::bad_param_err);
-	EXPECT_EQ(synd, hca::synd::cq_resize_unsupported);
+	EXPECT_EQ(synd, hca::synd::bad_op_mod);
 
 	// An EQ with a CQ on it cannot go; the UAR neither.
 	auto de = cmd_in(prm::op::destroy_eq, prm::destroy_eq_in::size_bytes);

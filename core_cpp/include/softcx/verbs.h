@@ -94,6 +94,12 @@ struct scx_cq_params {
 };
 int scx_verbs_create_cq(struct scx_drv *drv, const struct scx_cq_params *p, struct scx_cq **out,
 			uint32_t *cqn);
+/*
+ * MODIFY_CQ op_mod RESIZE: the CQ's ring becomes the one described (log_size,
+ * cqe_size, page_shift, npages, pages; the other fields are unused). -EINVAL
+ * when the CQEs not yet polled do not fit.
+ */
+int scx_verbs_resize_cq(struct scx_drv *drv, struct scx_cq *cq, const struct scx_cq_params *p);
 /* DESTROY_CQ, then waits until no event handler runs for it. Frees cq. */
 int scx_verbs_destroy_cq(struct scx_drv *drv, struct scx_cq *cq);
 
