@@ -76,9 +76,17 @@ int main(int argc, char **argv)
 			.qp_type = IBV_QPT_RC,
 		};
 
-		qp[i] = ibv_create_qp(pd, &ia);
+		int tries = 0;
+
+		/*
+		 * EAGAIN: the device is still being given the firmware pages it
+		 * asked for (softcx asks ahead, but 1000 QPs in a row can
+		 * outrun the driver's page work); try again, as the verb says.
+		 */
+		while (!(qp[i] = ibv_create_qp(pd, &ia)) && errno == EAGAIN && ++tries < 100)
+			usleep(1000);
 		if (!qp[i])
-			return fprintf(stderr, "create_qp %d failed\n", i), 1;
+			return fprintf(stderr, "create_qp %d failed: %s\n", i, strerror(errno)), 1;
 	}
 	for (i = 0; i < count; i += 2)
 		if (connect_qp(qp[i], qp[i + 1]->qp_num, &gid, gidx) ||

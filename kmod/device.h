@@ -24,6 +24,7 @@ enum scx_obj_type {
 	SCX_OBJ_QP,
 	SCX_OBJ_SRQ,
 	SCX_OBJ_AH,
+	SCX_OBJ_MW,
 	SCX_OBJ_MAX,
 };
 

@@ -47,8 +47,10 @@ static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, s
 	attr->hw_ver = scx_settings.hw_ver;
 	attr->max_qp = a.max_qp;
 	attr->max_qp_wr = a.max_qp_wr;
+	/* Windows of type 1 and 2B, as mlx5 reports them. */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = a.max_send_sge;
 	attr->max_recv_sge = a.max_recv_sge;
@@ -56,6 +58,7 @@ static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, s
 	attr->max_cq = a.max_cq;
 	attr->max_cqe = a.max_cqe;
 	attr->max_mr = a.max_mr;
+	attr->max_mw = a.max_mr;
 	attr->max_pd = a.max_pd;
 	attr->max_qp_rd_atom = a.max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = a.max_qp_init_rd_atom;
@@ -207,6 +210,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.driver_id = RDMA_DRIVER_MLX5,
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
+	.alloc_mw = scx_alloc_mw,
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
 	.create_ah = scx_create_ah,
@@ -217,6 +221,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.dealloc_driver = scx_dealloc_driver,
 	.dealloc_pd = scx_dealloc_pd,
 	.dealloc_ucontext = scx_dealloc_ucontext,
+	.dealloc_mw = scx_dealloc_mw,
 	.dereg_mr = scx_dereg_mr,
 	.destroy_ah = scx_destroy_ah,
 	.destroy_cq = scx_destroy_cq,
@@ -239,6 +244,7 @@ static const struct ib_device_ops scx_ib_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, scx_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scx_ibcq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, scx_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scx_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, scx_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, scx_srq, ibsrq),

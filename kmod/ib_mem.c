@@ -93,8 +93,9 @@ u32 scx_access(int acc)
 	       (acc & IB_ACCESS_REMOTE_ATOMIC ? SCX_ACCESS_REMOTE_ATOMIC : 0);
 }
 
+/* MW_BIND is accepted and not enforced: mlx5's mkey context cannot say it. */
 #define SCX_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
-		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING)
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_MW_BIND)
 
 struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 				     int access, struct ib_udata *udata)
@@ -156,6 +157,41 @@ int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	scx_obj_dec(ibmr->device, SCX_OBJ_MR);
 	kfree(mr);
 	return 0;
+}
+
+/* A memory window: a free key until the user binds it with a UMR WQE. */
+int scx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct scx_pd *pd = container_of(ibmw->pd, struct scx_pd, ibpd);
+	struct mlx5_ib_alloc_mw req = {};
+	u32 key;
+	int err;
+
+	if (udata && udata->inlen) {
+		err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+		if (err)
+			return err;
+		if (req.comp_mask || req.reserved1 || req.reserved2)
+			return -EOPNOTSUPP;
+		if (udata->inlen > sizeof(req) &&
+		    !ib_is_udata_cleared(udata, sizeof(req), udata->inlen - sizeof(req)))
+			return -EOPNOTSUPP;
+	}
+	err = scx_verbs_create_mw(to_drv(ibmw->device), pd->pdn, ibmw->type == IB_MW_TYPE_2, &key);
+	if (err)
+		return err;
+	ibmw->rkey = key;
+	scx_obj_inc(ibmw->device, SCX_OBJ_MW);
+	return 0;
+}
+
+int scx_dealloc_mw(struct ib_mw *ibmw)
+{
+	int err = scx_verbs_destroy_mkey(to_drv(ibmw->device), ibmw->rkey);
+
+	if (!err)
+		scx_obj_dec(ibmw->device, SCX_OBJ_MW);
+	return err;
 }
 
 static void scx_cq_comp(void *ctx)

@@ -72,6 +72,10 @@ struct scx_srq {
 	struct ib_umem *db_umem;
 };
 
+struct scx_mw {
+	struct ib_mw ibmw;
+};
+
 struct scx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -124,6 +128,8 @@ int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova, int access,
 			      struct ib_udata *udata);
 int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int scx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int scx_dealloc_mw(struct ib_mw *ibmw);
 int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
 int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);

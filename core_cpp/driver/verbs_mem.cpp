@@ -94,6 +94,28 @@ int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, ui
 	return 0;
 }
 
+int scx_verbs_create_mw(struct scx_drv *drv, uint32_t pdn, bool type2, uint32_t *key)
+{
+	namespace ci = prm::create_mkey_in;
+	u8 in[ci::klm_pas_mtt.byte_off] = {};
+	u8 *mkc = prm::at(in, ci::memory_key_mkey_entry);
+	// Free until a bind (UMR) points it at a region; KLM-mode, as mlx5's.
+	prm::set(mkc, prm::mkc::free, 1);
+	prm::set(mkc, prm::mkc::umr_en, 1);
+	prm::set(mkc, prm::mkc::lr, 1);
+	prm::set(mkc, prm::mkc::access_mode_1_0, prm::mkc_access_mode::klms);
+	prm::set(mkc, prm::mkc::en_rinval, type2);
+	prm::set(mkc, prm::mkc::qpn, 0xffffff);
+	prm::set(mkc, prm::mkc::mkey_7_0, next_key_variant());
+	prm::set(mkc, prm::mkc::pd, pdn);
+	prm::set(mkc, prm::mkc::translations_octword_size, 4);
+	result<u32> k = driver::cmd::create_mkey(drv->dev.cmd(), in, sizeof(in));
+	if (!k)
+		return k.error().to_errno();
+	*key = *k;
+	return 0;
+}
+
 int scx_verbs_destroy_mkey(struct scx_drv *drv, uint32_t key)
 {
 	return driver::cmd::destroy_mkey(drv->dev.cmd(), key).to_errno();

@@ -141,6 +141,8 @@ private:
 	answer respond_recv(qp_runtime &rt, qp_runtime &dst, const request &rq);
 	bool take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *f, bool commit);
 	void enter_err(qp_runtime &rt);
+	outcome umr(qp_runtime &rt, const u8 *w, u32 end);
+	bool remote_invalidate(qp_runtime &dst, u32 key);
 	void resp_error(qp_runtime &dst, u8 syndrome, u16 counter);
 	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);

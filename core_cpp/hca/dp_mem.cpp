@@ -5,8 +5,9 @@
 
 namespace scx::hca {
 
-mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem_seg *seg)
+mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem_seg *seg, u32 qpn)
 {
+	constexpr u8 remote = mkey_access::remote_read | mkey_access::remote_write | mkey_access::atomic;
 	mkey_ctx m;
 	if (!mkeys_->lookup(key, &m) || m.free)
 		return mem_fault::key;
@@ -17,6 +18,17 @@ mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem
 	u64 end = va + len;
 	if (end < va || va < m.start || (!m.length64 && end - m.start > m.len))
 		return mem_fault::bounds;
+	if (m.access_mode == prm::mkc_access_mode::klms) {
+		// A bound window: remote access only, by its QP if it has one,
+		// then the bound key's own translation (its range was checked
+		// when the window was bound, and is checked again).
+		if (!(access & remote) || (m.qpn != no_qpn && m.qpn != qpn))
+			return mem_fault::access;
+		mkey_ctx mr;
+		if (!mkeys_->lookup(m.klm_key, &mr) || mr.access_mode == prm::mkc_access_mode::klms)
+			return mem_fault::key;
+		return resolve(m.klm_key, pd, 0, m.klm_addr + (va - m.start), len, seg);
+	}
 	if (len > 0xffffffffull)
 		return mem_fault::bounds;
 	seg->va = va;
@@ -30,13 +42,13 @@ mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem
 	return mem_fault::none;
 }
 
-mem_fault mem_resolver::add(sg_list &l, u32 key, u32 pd, u8 access, u64 va, u32 len)
+mem_fault mem_resolver::add(sg_list &l, u32 key, u32 pd, u8 access, u64 va, u32 len, u32 qpn)
 {
 	if (!len)
 		return mem_fault::none;
 	if (l.n == sg_list::max)
 		return mem_fault::bounds;
-	mem_fault f = resolve(key, pd, access, va, len, &l.seg[l.n]);
+	mem_fault f = resolve(key, pd, access, va, len, &l.seg[l.n], qpn);
 	if (f != mem_fault::none)
 		return f;
 	l.n++;

@@ -43,10 +43,13 @@ public:
 	}
 
 	// `access` is the mkey_access bits the operation needs (local read
-	// is implied by any valid key).
-	mem_fault resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem_seg *seg);
+	// is implied by any valid key). A memory window serves remote access
+	// only, to the responder QP `qpn` if it is bound to one.
+	mem_fault resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem_seg *seg, u32 qpn = no_qpn);
 	// Adds [va, va+len) under key to the list (zero lengths add nothing).
-	mem_fault add(sg_list &l, u32 key, u32 pd, u8 access, u64 va, u32 len);
+	mem_fault add(sg_list &l, u32 key, u32 pd, u8 access, u64 va, u32 len, u32 qpn = no_qpn);
+
+	static constexpr u32 no_qpn = 0xffffff;
 
 	// Bytes at offset `off` of the segment, contiguous for *n <= want.
 	u8 *map(const mem_seg &s, u64 off, u32 want, u32 *n);

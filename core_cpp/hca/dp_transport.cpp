@@ -78,8 +78,14 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 	switch (opc) {
 	case op::nop:
 		return {};
+	case op::umr:
+		return umr(rt, w, end);
 	case op::send:
 	case op::send_imm:
+		break;
+	case op::send_inval:
+		if (!rc && !uc)
+			return fail(sy::local_qp_op_err);
 		break;
 	case op::rdma_write:
 	case op::rdma_write_imm:
@@ -255,6 +261,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 	switch (rq.op) {
 	case op::send:
 	case op::send_imm:
+	case op::send_inval:
 		return respond_recv(rt, *dst, rq);
 	case op::rdma_write:
 	case op::rdma_write_imm: {
@@ -265,7 +272,8 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		remote_.n = 0;
 		remote_.total = 0;
 		if (!(dst->access & qp_access::remote_write) ||
-		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_write, rq.raddr, rq.len) != mem_fault::none)
+		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_write, rq.raddr, rq.len, dst->qpn) !=
+			    mem_fault::none)
 			return nak(answer::access);
 		bool ok = rq.inl ? mem_.write(remote_, 0, rq.inl, rq.len) : mem_.copy(remote_, 0, *rq.src, 0, rq.len);
 		if (!ok)
@@ -294,7 +302,8 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		remote_.n = 0;
 		remote_.total = 0;
 		if (!(dst->access & qp_access::remote_read) ||
-		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_read, rq.raddr, rq.len) != mem_fault::none)
+		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_read, rq.raddr, rq.len, dst->qpn) !=
+			    mem_fault::none)
 			return nak(answer::access);
 		if (!mem_.copy(*rq.result, 0, remote_, 0, rq.len))
 			return nak(answer::access);
@@ -307,7 +316,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		remote_.n = 0;
 		remote_.total = 0;
 		if (!(dst->access & qp_access::remote_atomic) ||
-		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::atomic, rq.raddr, 8) != mem_fault::none)
+		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::atomic, rq.raddr, 8, dst->qpn) != mem_fault::none)
 			return nak(answer::access);
 		u32 n;
 		u64 *p = reinterpret_cast<u64 *>(mem_.map(remote_.seg[0], 0, 8, &n));
@@ -359,10 +368,19 @@ data_path::answer data_path::respond_recv(qp_runtime &rt, qp_runtime &dst, const
 		resp_error(dst, sy::local_prot_err, counter);
 		return answer::op_err;
 	}
+	// SEND_WITH_INV frees the responder's window it names.
+	if (rq.op == op::send_inval && !remote_invalidate(dst, load_be<u32>(&rq.imm))) {
+		resp_error(dst, sy::remote_inval_req_err, counter);
+		return answer::inv_req;
+	}
 	u8 e[prm::cqe64::size_bytes] = {};
-	prm::set(e, prm::cqe64::opcode, rq.op == op::send_imm ? prm::cqe_opcode::resp_send_imm : prm::cqe_opcode::resp_send);
+	u8 opc = rq.op == op::send_imm	     ? prm::cqe_opcode::resp_send_imm :
+		 rq.op == op::send_inval ? prm::cqe_opcode::resp_send_inv :
+					   prm::cqe_opcode::resp_send;
+	prm::set(e, prm::cqe64::opcode, opc);
 	prm::set(e, prm::cqe64::byte_cnt, rq.len + grh);
-	if (rq.op == op::send_imm)
+	// The immediate, or the invalidated key (the same CQE field).
+	if (rq.op == op::send_imm || rq.op == op::send_inval)
 		copy_bytes(e + prm::cqe64::immediate.byte_off, &rq.imm, 4);
 	prm::set(e, prm::cqe64::rqpn, rt.qpn);
 	if (ud) {

@@ -27,7 +27,11 @@ void mkey_table::create(cmd_ctx &c)
 	const u8 *mkc = prm::at(c.in, in::memory_key_mkey_entry);
 	u32 mode = prm::get(mkc, prm::mkc::access_mode_4_2) << prm::mkc::access_mode_1_0.bits |
 		   prm::get(mkc, prm::mkc::access_mode_1_0);
-	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt)
+	// KLM mode only for a memory window: created free, filled by UMR.
+	bool window = mode == prm::mkc_access_mode::klms;
+	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt && !window)
+		return (void)c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
+	if (window && (!prm::get(mkc, prm::mkc::free) || !prm::get(mkc, prm::mkc::umr_en)))
 		return (void)c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
 	u32 pd = prm::get(mkc, prm::mkc::pd);
 	if (!pds_->valid(pd))
@@ -55,7 +59,7 @@ void mkey_table::create(cmd_ctx &c)
 		if (!c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list))
 			return;
 	} else if (actual) {
-		// A PA key gets no translation list: entries would go nowhere.
+		// A PA key or a window gets no translation list here.
 		return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
 	}
 
@@ -97,6 +101,9 @@ void mkey_table::create(cmd_ctx &c)
 	m->log_page_size = u8(log_page);
 	m->pd = pd;
 	m->qpn = prm::get(mkc, prm::mkc::qpn);
+	m->en_rinval = u8(prm::get(mkc, prm::mkc::en_rinval));
+	m->klm_key = 0;
+	m->klm_addr = 0;
 	m->start = start;
 	m->len = len;
 	m->octwords = octwords;
@@ -115,6 +122,12 @@ void mkey_table::create(cmd_ctx &c)
 	}
 	pds_->ref(pd);
 	prm::set(c.out, prm::create_mkey_out::mkey_index, *idx);
+}
+
+mkey_ctx *mkey_table::dp_find(u32 index)
+{
+	lock_guard g(lock_);
+	return table_.get(index);
 }
 
 void mkey_table::free_mkey(mkey_ctx *m)

@@ -23,13 +23,17 @@ struct mkey_ctx {
 	u8 umr_en;
 	u8 length64;
 	u8 log_page_size;
-	u8 pad;
+	u8 en_rinval;    // a SEND_WITH_INV may free it (type 2 windows)
 	u32 pd;
-	u32 qpn;
+	u32 qpn;         // a bound type 2 window: the QP it serves
 	u64 start;
 	u64 len;
 	u32 octwords;    // translations_octword_size: MTT capacity / 2
 	fw_list mtt;     // capacity entries, as given (address | rd/wr bits)
+	// A memory window (KLM mode, UMR-enabled): bound, it maps
+	// [start, start+len) onto klm_key at klm_addr.
+	u32 klm_key;
+	u64 klm_addr;
 };
 static_assert(sizeof(mkey_ctx) <= fw_pages::slot_size);
 
@@ -61,6 +65,9 @@ public:
 	bool lookup(u32 key, mkey_ctx *out);
 	// MTT entry i of `key` (as given: address | rd/wr enables).
 	bool mtt(u32 key, u32 i, u64 *entry);
+	// The live context of mkey index `index`, for a UMR or invalidation
+	// to change (the data path's lock is held, as by every command).
+	mkey_ctx *dp_find(u32 index);
 
 private:
 	void free_mkey(mkey_ctx *m);

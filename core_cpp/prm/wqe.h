@@ -43,7 +43,44 @@ constexpr u8 send_imm = 0x0b;
 constexpr u8 rdma_read = 0x10;
 constexpr u8 atomic_cs = 0x11;
 constexpr u8 atomic_fa = 0x12;
+constexpr u8 umr = 0x25;  // libmlx5: memory window bind/unbind, local invalidate
 } // namespace scx::prm::wqe_op
+
+// The UMR control segment (mlx5_wqe_umr_ctrl_seg) after the ctrl segment
+// of a UMR WQE; then the mkey context segment (the mkc layout, prm::mkc)
+// and, for a bind, one KLM (prm::klm, in prm/mkey.h).
+namespace scx::prm::wqe_umr_ctrl_seg {
+constexpr field<0x00, 8> flags{};
+constexpr field<0x20, 16> xlt_octowords{};  // translation entries that follow, in octowords
+constexpr field<0x30, 16> xlt_offset{};
+constexpr field<0x40, 64> mkey_mask{};
+constexpr u32 size_bytes = 48;
+} // namespace scx::prm::wqe_umr_ctrl_seg
+
+namespace scx::prm::umr_flags {
+constexpr u8 inline_data = 0x80;
+constexpr u8 check_not_free = 0x20;  // fail unless the key is free (unbound)
+constexpr u8 translation_offset = 0x10;
+constexpr u8 check_qpn = 0x08;
+} // namespace scx::prm::umr_flags
+
+// wqe_umr_ctrl_seg::mkey_mask: which mkey segment fields the UMR sets.
+namespace scx::prm::umr_mkey_mask {
+constexpr u64 len = 1ull << 0;
+constexpr u64 start_addr = 1ull << 6;
+constexpr u64 key = 1ull << 13;
+constexpr u64 qpn = 1ull << 14;
+constexpr u64 lw = 1ull << 18;
+constexpr u64 rr = 1ull << 19;
+constexpr u64 rw = 1ull << 20;
+constexpr u64 a = 1ull << 21;
+constexpr u64 free = 1ull << 29;
+} // namespace scx::prm::umr_mkey_mask
+
+namespace scx::prm::wqe_mkey_seg {
+constexpr u32 size_bytes = 64;
+} // namespace scx::prm::wqe_mkey_seg
+
 
 namespace scx::prm::wqe_raddr_seg {
 constexpr field<0x00, 64> raddr{};

@@ -74,6 +74,12 @@ struct scx_mr_params {
 /* *key is both lkey and rkey; it is never 0x100 (the list terminator). */
 int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, uint32_t *key);
 int scx_verbs_destroy_mkey(struct scx_drv *drv, uint32_t key);
+/*
+ * A memory window: a key of PD pdn that grants nothing until the user binds
+ * it (a UMR WQE); type 2 windows may be invalidated by SEND_WITH_INV.
+ * Destroyed with scx_verbs_destroy_mkey().
+ */
+int scx_verbs_create_mw(struct scx_drv *drv, uint32_t pdn, bool type2, uint32_t *key);
 
 /* Completion queues whose ring and doorbell record the user owns. */
 struct scx_cq;
