@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -125,6 +126,29 @@ static int scx_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey)
 	return 0;
 }
 
+/*
+ * The core keeps the GID table; the device gets a copy (SET_ROCE_ADDRESS)
+ * for the source address of what it sends, as mlx5 programs its firmware.
+ */
+static int scx_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	u8 mac[ETH_ALEN];
+	u16 vlan;
+	int err;
+
+	err = rdma_read_gid_l2_fields(attr, &vlan, mac);
+	if (err)
+		return err;
+	return scx_verbs_set_gid(to_drv(attr->device), attr->index, attr->gid.raw, mac,
+				 attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP,
+				 ipv6_addr_v4mapped((const struct in6_addr *)attr->gid.raw));
+}
+
+static int scx_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return scx_verbs_set_gid(to_drv(attr->device), attr->index, NULL, NULL, false, false);
+}
+
 static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
@@ -210,6 +234,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.driver_id = RDMA_DRIVER_MLX5,
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
+	.add_gid = scx_add_gid,
 	.alloc_mw = scx_alloc_mw,
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
@@ -222,6 +247,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.dealloc_pd = scx_dealloc_pd,
 	.dealloc_ucontext = scx_dealloc_ucontext,
 	.dealloc_mw = scx_dealloc_mw,
+	.del_gid = scx_del_gid,
 	.dereg_mr = scx_dereg_mr,
 	.destroy_ah = scx_destroy_ah,
 	.destroy_cq = scx_destroy_cq,

@@ -33,6 +33,28 @@ result<guids> query_guids(device &dev)
 
 } // namespace
 
+status set_roce_address(device &dev, u32 index, const u8 *gid, const u8 *mac, u8 version, u8 l3_type)
+{
+	namespace in = prm::set_roce_address_in;
+	namespace ra = prm::roce_addr_layout;
+	u8 i[in::size_bytes] = {};
+	u8 o[prm::set_roce_address_out::size_bytes] = {};
+	prm::set(i, in::opcode, prm::op::set_roce_address);
+	prm::set(i, in::roce_address_index, index);
+	prm::set(i, in::vhca_port_num, 1);
+	u8 *a = prm::at(i, in::roce_address);
+	// A null gid clears the entry: all zeroes.
+	if (gid) {
+		copy_bytes(prm::at(a, ra::source_l3_address), gid, 16);
+		prm::set(a, ra::source_mac_47_32, u32(mac[0]) << 8 | mac[1]);
+		prm::set(a, ra::source_mac_31_0,
+			 u32(mac[2]) << 24 | u32(mac[3]) << 16 | u32(mac[4]) << 8 | mac[5]);
+		prm::set(a, ra::roce_version, version);
+		prm::set(a, ra::roce_l3_type, l3_type);
+	}
+	return dev.cmd().exec(i, sizeof(i), o, sizeof(o));
+}
+
 status query_ib_device(device &dev, scx_ib_device_attr *attr)
 {
 	const u8 *g = dev.cap(prm::cap_type::general, prm::cap_mode::cur);

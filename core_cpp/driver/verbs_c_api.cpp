@@ -13,6 +13,13 @@ int scx_verbs_query_device(struct scx_drv *drv, struct scx_ib_device_attr *attr)
 	return driver::query_ib_device(drv->dev, attr).to_errno();
 }
 
+int scx_verbs_set_gid(struct scx_drv *drv, uint32_t index, const uint8_t *gid, const uint8_t *mac,
+		      bool roce_v2, bool ipv4)
+{
+	// mlx5's encoding: version 0 (RoCE v1) or 2; L3 type 0 IPv4, 1 IPv6.
+	return driver::set_roce_address(drv->dev, index, gid, mac, roce_v2 ? 2 : 0, ipv4 ? 0 : 1).to_errno();
+}
+
 int scx_verbs_port_up(struct scx_drv *drv)
 {
 	result<bool> up = driver::query_port_up(drv->dev);

@@ -116,6 +116,7 @@ void device::teardown_hca(cmd_ctx &c)
 	q_counters_.reset();
 	uars_.reset();
 	uar_win_.reset_live();
+	vport_.reset_roce();
 	page_request_due_ = false;
 	state_.store(u32(hca_state::enabled));
 }

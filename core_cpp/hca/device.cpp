@@ -41,7 +41,7 @@ status device::init()
 	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_}, L::log_max_qp));
 	vport_.init(cfg_, eqs_);
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
-	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_}, 1u << L::log_max_qp,
+	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_}, 1u << L::log_max_qp,
 			 1u << L::log_max_cq));
 	regs_.init(cfg_, cmd_, eqs_, cqs_, dp_, L::first_uar, L::num_uars);
 	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
@@ -109,6 +109,7 @@ void device::execute(cmd_ctx &c)
 		break;
 	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
 	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
+	case op::set_roce_address: if (need(c, I)) vport_.set_roce_address(c); break;
 	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;
 	case op::dealloc_pd: if (need(c, I)) dealloc_pd(c); break;
 	case op::create_mkey: if (need(c, I)) mkeys_.create(c); break;

@@ -27,6 +27,7 @@
 #include "hca/qp.h"
 #include "hca/srq.h"
 #include "hca/uar_window.h"
+#include "hca/vport.h"
 #include "lib/sync.h"
 
 namespace scx::hca {
@@ -40,6 +41,7 @@ struct dp_deps {
 	mkey_table *mkeys;
 	uar_window *uars;
 	eq_engine *eqs;
+	const vport *port;   // its RoCE address table: source GIDs
 };
 
 struct dp_stats {

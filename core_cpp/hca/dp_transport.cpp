@@ -490,14 +490,18 @@ void data_path::resp_error(qp_runtime &dst, u8 syndrome, u16 counter)
 }
 
 // The 40 bytes a UD receive starts with. RoCEv2 over IPv4: 20 zero bytes
-// and the IPv4 header; otherwise an IPv6 header. The source address is
-// the destination's: softcx delivers only between QPs of one port.
+// and the IPv4 header; otherwise an IPv6 header. The source address is the
+// sender's GID (the AV's source index in the port's RoCE address table);
+// with no such entry, the destination's (both are on this port).
 void data_path::write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 len, u8 *h)
 {
 	(void)src;
 	(void)dst;
 	zero_bytes(h, 40);
 	const u8 *g = prm::at(av, prm::av::rgid);
+	const u8 *sg = d_.port ? d_.port->roce_address(prm::get(av, prm::av::sgid_index)) : nullptr;
+	if (!sg)
+		sg = g;
 	u8 tclass = u8(prm::get(av, prm::av::tclass));
 	u8 hop = u8(prm::get(av, prm::av::hop_limit));
 	bool v4 = true;
@@ -514,7 +518,7 @@ void data_path::write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 le
 		store_be<u16>(ip + 6, 0x4000);
 		ip[8] = hop ? hop : 64;
 		ip[9] = 17;
-		copy_bytes(ip + 12, g + 12, 4);
+		copy_bytes(ip + 12, sg + 12, 4);
 		copy_bytes(ip + 16, g + 12, 4);
 		store_be<u16>(ip + 10, ip_checksum(ip, 20));
 	} else {
@@ -522,7 +526,7 @@ void data_path::write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 le
 		store_be<u16>(h + 4, u16(l4));
 		h[6] = 17;
 		h[7] = hop ? hop : 64;
-		copy_bytes(h + 8, g, 16);
+		copy_bytes(h + 8, sg, 16);
 		copy_bytes(h + 24, g, 16);
 	}
 }

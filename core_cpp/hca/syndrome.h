@@ -107,6 +107,8 @@ constexpr u32 q_counter_invalid = make(0x0a, 0x02);   // BAD_RES: no such counte
 // 0b: vport
 constexpr u32 vport_bad_op_mod = make(0x0b, 0x01);    // BAD_PARAM: not the local vNIC vport
 constexpr u32 vport_other = make(0x0b, 0x02);         // BAD_PARAM: other_vport / vport_number
+constexpr u32 roce_addr_index = make(0x0b, 0x03);     // BAD_PARAM: RoCE address index beyond the table
+constexpr u32 roce_addr_port = make(0x0b, 0x04);      // BAD_PARAM: no such port
 
 // 0c: QP
 constexpr u32 qp_exhausted = make(0x0c, 0x01);        // NO_RES: as many QPs as log_max_qp allows

@@ -70,3 +70,35 @@ bool vport::set_link(bool up)
 }
 
 } // namespace scx::hca
+
+namespace scx::hca {
+
+void vport::set_roce_address(cmd_ctx &c)
+{
+	namespace in = prm::set_roce_address_in;
+	if (!c.need_in(in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::set_roce_address_out::size_bytes, synd::short_output))
+		return;
+	u32 index = prm::get(c.in, in::roce_address_index);
+	if (index >= roce_table_size)
+		return (void)c.fail(st::bad_param_err, synd::roce_addr_index);
+	u32 port = prm::get(c.in, in::vhca_port_num);
+	if (port > port_num)
+		return (void)c.fail(st::bad_param_err, synd::roce_addr_port);
+	const u8 *a = prm::at(c.in, in::roce_address);
+	const u8 *l3 = prm::at(a, prm::roce_addr_layout::source_l3_address);
+	bool any = false;
+	for (u32 i = 0; i < 16; i++)
+		any = any || l3[i];
+	// An all-zero address clears the entry (as the driver deletes one).
+	copy_bytes(roce_[index].l3, l3, 16);
+	roce_[index].valid = any;
+}
+
+void vport::reset_roce()
+{
+	for (auto &e : roce_)
+		e.valid = 0;
+}
+
+} // namespace scx::hca

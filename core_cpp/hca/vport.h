@@ -17,6 +17,16 @@ public:
 
 	void query_state(cmd_ctx &c);
 	void query_nic_context(cmd_ctx &c);
+	// The port's RoCE address (GID) table, which the data path reads for
+	// the source address of what it sends.
+	void set_roce_address(cmd_ctx &c);
+	static constexpr u32 roce_table_size = 256;
+	// Entry `index` (16 bytes, network order), or null if it is unset.
+	const u8 *roce_address(u32 index) const
+	{
+		return index < roce_table_size && roce_[index].valid ? roce_[index].l3 : nullptr;
+	}
+	void reset_roce();
 
 	// Change the link state; a change is reported with a PORT_CHANGE EQE
 	// (sub type DOWN or ACTIVE) to the EQ subscribed to it. Returns
@@ -27,8 +37,14 @@ public:
 private:
 	bool check_vport(cmd_ctx &c, bool other, u32 number);
 
+	struct roce_entry {
+		u8 l3[16];
+		u8 valid;
+	};
+
 	device_config cfg_{};
 	eq_engine *eqs_ = nullptr;
+	roce_entry roce_[roce_table_size] = {};
 	atomic<bool> link_{true};
 };
 

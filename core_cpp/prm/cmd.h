@@ -64,6 +64,7 @@ constexpr u16 query_srq = 0x702;
 constexpr u16 arm_rq = 0x703;
 constexpr u16 query_vport_state = 0x750;
 constexpr u16 query_nic_vport_context = 0x754;
+constexpr u16 set_roce_address = 0x761;
 constexpr u16 alloc_q_counter = 0x771;
 constexpr u16 dealloc_q_counter = 0x772;
 constexpr u16 query_q_counter = 0x773;

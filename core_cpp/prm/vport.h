@@ -83,3 +83,30 @@ namespace scx::prm {
 static_assert(query_nic_vport_context_out::nic_vport_context.size == nic_vport_context::size_bytes);
 static_assert(nic_vport_context::permanent_address.size == mac_address_layout::size_bytes);
 } // namespace scx::prm
+
+// SET_ROCE_ADDRESS: one entry of the port's RoCE address (GID) table.
+namespace scx::prm::roce_addr_layout {
+constexpr block<0x00, 16> source_l3_address{};
+constexpr field<0x83, 1> vlan_valid{};
+constexpr field<0x84, 12> vlan_id{};
+constexpr field<0x90, 16> source_mac_47_32{};
+constexpr field<0xa0, 32> source_mac_31_0{};
+constexpr field<0xd4, 4> roce_l3_type{};
+constexpr field<0xd8, 8> roce_version{};
+constexpr u32 size_bytes = 0x20;
+} // namespace scx::prm::roce_addr_layout
+
+namespace scx::prm::set_roce_address_in {
+constexpr field<0x00, 16> opcode{};
+constexpr field<0x30, 16> op_mod{};
+constexpr field<0x40, 16> roce_address_index{};
+constexpr field<0x5c, 4> vhca_port_num{};
+constexpr block<0x80, 0x20> roce_address{};
+constexpr u32 size_bytes = 0x30;
+} // namespace scx::prm::set_roce_address_in
+
+namespace scx::prm::set_roce_address_out {
+constexpr field<0x00, 8> status{};
+constexpr field<0x20, 32> syndrome{};
+constexpr u32 size_bytes = 0x10;
+} // namespace scx::prm::set_roce_address_out

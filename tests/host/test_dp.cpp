@@ -1294,6 +1294,11 @@ TEST_F(Dp, UdSendCarriesAGrhAndDropsOnQkeyMismatch)
 	post_recv(y, {{dst.va(0), 40 + 256, dst.key}});
 	u8 msg[200];
 	fill(msg, sizeof(msg), 8);
+	// The sender's GID (entry 0, which the AV names) is the source address.
+	const u8 sgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 7};
+	const u8 smac[6] = {0x02, 0x5c, 0, 0, 0, 7};
+	ASSERT_EQ(scx_verbs_set_gid(drv, 0, sgid, smac, true, true), 0);
+	EXPECT_NE(scx_verbs_set_gid(drv, 256, sgid, smac, true, true), 0); // beyond the table
 
 	wqe_b w;
 	w.av(qkey, y.qpn, gid_v4).inl(msg, sizeof(msg));
@@ -1316,6 +1321,7 @@ TEST_F(Dp, UdSendCarriesAGrhAndDropsOnQkeyMismatch)
 	EXPECT_EQ(ip[0], 0x45);
 	EXPECT_EQ(ip[9], 17); // UDP
 	EXPECT_EQ(get16(ip + 2), 20u + 8 + 12 + 8 + 200 + 4);
+	EXPECT_EQ(std::memcmp(ip + 12, sgid + 12, 4), 0);   // source address
 	EXPECT_EQ(std::memcmp(ip + 16, gid_v4 + 12, 4), 0); // destination address
 	u32 sum = 0;
 	for (int i = 0; i < 20; i += 2)

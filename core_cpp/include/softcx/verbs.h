@@ -46,6 +46,12 @@ struct scx_ib_device_attr {
 
 /* 0 or a negative errno (a failed query command). Process context. */
 int scx_verbs_query_device(struct scx_drv *drv, struct scx_ib_device_attr *attr);
+/*
+ * Entry `index` of the port's GID table (SET_ROCE_ADDRESS), which the device
+ * uses as the source address of what it sends; gid NULL clears it.
+ */
+int scx_verbs_set_gid(struct scx_drv *drv, uint32_t index, const uint8_t *gid, const uint8_t *mac,
+		      bool roce_v2, bool ipv4);
 /* The port's link as the firmware reports it (QUERY_VPORT_STATE): 1 up, 0 down. */
 int scx_verbs_port_up(struct scx_drv *drv);
 
