@@ -129,17 +129,27 @@ static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
 MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (default) or, if 0, at nice -20");
 
+/*
+ * The poller must look again soon (new work, a new timer). The flag covers
+ * a wake-up between its poll and its sleep, which would otherwise be lost.
+ */
+static void scx_dp_wake(struct scx_kdev *kdev)
+{
+	atomic_set(&kdev->dp_woken, 1);
+	wake_up_process(kdev->dp_thread);
+}
+
 u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
 	if (scx_hca_uar_store(kdev->hca))
-		wake_up_process(kdev->dp_thread);
+		scx_dp_wake(kdev);
 	return scx_hca_uar_stores(kdev->hca, uar);
 }
 
 void scx_kdev_dp_stream(struct scx_kdev *kdev)
 {
 	scx_hca_dp_stay_active(kdev->hca);
-	wake_up_process(kdev->dp_thread);
+	scx_dp_wake(kdev);
 }
 
 u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar)
@@ -150,7 +160,7 @@ u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar)
 void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d)
 {
 	if (llist_add(&d->node, &kdev->dp_deferred))
-		wake_up_process(kdev->dp_thread);
+		scx_dp_wake(kdev);
 }
 
 /* Runs new and waiting deferred work; what is not done yet waits on. */
@@ -191,6 +201,7 @@ static int scx_dp_thread(void *arg)
 		unsigned int us;
 		ktime_t until;
 
+		atomic_set(&kdev->dp_woken, 0);
 		scx_dp_run_deferred(kdev, &waiting);
 		us = scx_hca_poll(kdev->hca);
 		if (!us) {
@@ -205,7 +216,8 @@ static int scx_dp_thread(void *arg)
 			us = 100;
 		until = ktime_add_us(ktime_get(), us);
 		set_current_state(TASK_IDLE);
-		if (llist_empty(&kdev->dp_deferred) && !kthread_should_stop())
+		if (llist_empty(&kdev->dp_deferred) && !atomic_read(&kdev->dp_woken) &&
+		    !kthread_should_stop())
 			schedule_hrtimeout_range(&until, (u64)(us / 4 + 2) * NSEC_PER_USEC,
 						 HRTIMER_MODE_ABS);
 		__set_current_state(TASK_RUNNING);

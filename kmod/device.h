@@ -68,6 +68,7 @@ struct scx_kdev {
 	struct task_struct *dp_thread;
 	struct llist_head dp_deferred;
 	bool dp_stopping;	/* deferred work must finish on this call */
+	atomic_t dp_woken;	/* woken since its last poll: do not sleep */
 	/* UAR doorbell traps taken, and re-armed by other writers / the thread */
 	atomic64_t uar_traps;
 	atomic64_t uar_emulated;
