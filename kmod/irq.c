@@ -32,13 +32,20 @@ static void scx_irq_noop(struct irq_data *d)
 
 static struct irq_chip scx_irq_chip = {
 	.name = "softcx",
+	.irq_ack = scx_irq_noop,
 	.irq_mask = scx_irq_noop,
 	.irq_unmask = scx_irq_noop,
 };
 
+/*
+ * Edge flow, as for MSI: a vector raised on one CPU while its handler runs
+ * on another is marked pending and handled again there. The simple flow
+ * drops it, and an EQ that fired into a dropped interrupt is never armed
+ * again (its completions stop for good).
+ */
 static int scx_irq_map(struct irq_domain *d, unsigned int virq, irq_hw_number_t hw)
 {
-	irq_set_chip_and_handler(virq, &scx_irq_chip, handle_simple_irq);
+	irq_set_chip_and_handler(virq, &scx_irq_chip, handle_edge_irq);
 	irq_set_chip_data(virq, d->host_data);
 	irq_set_noprobe(virq);
 	return 0;
