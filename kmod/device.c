@@ -159,16 +159,10 @@ u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar)
 
 void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d)
 {
-	if (llist_add(&d->node, &kdev->dp_deferred))
-		scx_dp_wake(kdev);
-}
-
-/* Runs new and waiting deferred work; what is not done yet waits on. */
-void scx_kdev_defer_lazy(struct scx_kdev *kdev, struct scx_dp_defer *d)
-{
 	llist_add(&d->node, &kdev->dp_deferred);
 }
 
+/* Runs new and waiting deferred work; what is not done yet waits on. */
 static void scx_dp_run_deferred(struct scx_kdev *kdev, struct llist_head *waiting)
 {
 	struct llist_node *list = llist_del_all(&kdev->dp_deferred);
@@ -209,8 +203,9 @@ static int scx_dp_thread(void *arg)
 			continue;
 		}
 		/*
-		 * New deferred work (and kthread_stop) wakes the sleep early;
-		 * work that waits does not: what it waits for needs the CPU.
+		 * A wake-up (and kthread_stop) ends the sleep early; deferred
+		 * work waiting keeps it short, but not shorter: what it waits
+		 * for needs the CPU.
 		 */
 		if (!llist_empty(&waiting) && us > 100)
 			us = 100;

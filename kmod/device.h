@@ -117,10 +117,11 @@ u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar);
 u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar);
 /* Stores will land in a UAR page untrapped: the poller must poll closely. */
 void scx_kdev_dp_stream(struct scx_kdev *kdev);
-/* Run d->fn on the data-path thread soon, and again while it says not yet. */
+/*
+ * Run d->fn on the data-path thread's next round (it is not woken for it),
+ * and again after each later round while fn says not yet.
+ */
 void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d);
-/* The same, without waking the thread: it finds d on its next round. */
-void scx_kdev_defer_lazy(struct scx_kdev *kdev, struct scx_dp_defer *d);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
 /* /sys/kernel/debug/softcx */

@@ -83,6 +83,8 @@ struct scx_uar_map {
 
 static const struct vm_operations_struct scx_uar_vm_ops;
 
+/* Re-arms taken off the list at a time (under its spinlock). */
+#define SCX_UAR_REARM_BATCH 8
 /* The thread re-arms a trap whose store could not be emulated after this. */
 #define SCX_UAR_REARM_THREAD_NS (200 * NSEC_PER_USEC)
 /* Streaming: this many traps in a row on one page, each this soon after... */
@@ -208,34 +210,28 @@ static bool scx_uar_rearm_ready(struct scx_uar *e, bool in_fault)
 	return !e->rearm_waits || stores != e->rearm_stores;
 }
 
-static void scx_uar_rearm_queue(struct scx_ibdev *sdev, struct scx_uar *e, bool take_ref)
+/* Queue e for re-arming; a reference is held while it is queued. */
+static void scx_uar_rearm_queue(struct scx_ibdev *sdev, struct scx_uar *e)
 {
 	spin_lock(&sdev->rearm_lock);
 	if (!e->rearm_pending) {
 		e->rearm_pending = true;
 		e->rearm_since = ktime_get_ns();
-		if (take_ref)
-			kref_get(&e->ref);
+		kref_get(&e->ref);
 		list_add_tail(&e->rearm_node, &sdev->rearm_list);
-		take_ref = false;
 	}
 	if (!sdev->rearm_queued) {
 		sdev->rearm_queued = true;
-		scx_kdev_defer_lazy(sdev->kdev, &sdev->rearm_work);
+		scx_kdev_defer(sdev->kdev, &sdev->rearm_work);
 	}
 	spin_unlock(&sdev->rearm_lock);
-	if (!take_ref)
-		return;
-	/* Already pending: the reference offered is not needed. */
-	scx_uar_entry_put(e);
 }
 
-/* Re-arm what is ready. Returns whether some wait on. */
-static bool scx_uar_rearm_run(struct scx_ibdev *sdev, bool in_fault)
+/* Re-arm what is ready, a batch at most; returns how many were taken. */
+static unsigned int scx_uar_rearm_run(struct scx_ibdev *sdev, bool in_fault)
 {
-	struct scx_uar *ready[8], *e, *next;
+	struct scx_uar *ready[SCX_UAR_REARM_BATCH], *e, *next;
 	unsigned int n = 0, i;
-	bool left;
 
 	spin_lock(&sdev->rearm_lock);
 	list_for_each_entry_safe(e, next, &sdev->rearm_list, rearm_node) {
@@ -265,10 +261,7 @@ static bool scx_uar_rearm_run(struct scx_ibdev *sdev, bool in_fault)
 			     &sdev->kdev->uar_rearms_thread);
 		scx_uar_entry_put(ready[i]);
 	}
-	spin_lock(&sdev->rearm_lock);
-	left = !list_empty(&sdev->rearm_list);
-	spin_unlock(&sdev->rearm_lock);
-	return left;
+	return n;
 }
 
 /* The data-path thread's share: called again while some wait. */
@@ -277,7 +270,8 @@ static bool scx_uar_rearm_work(struct scx_dp_defer *d)
 	struct scx_ibdev *sdev = container_of(d, struct scx_ibdev, rearm_work);
 	bool done;
 
-	scx_uar_rearm_run(sdev, false);
+	while (scx_uar_rearm_run(sdev, false) == SCX_UAR_REARM_BATCH)
+		;
 	spin_lock(&sdev->rearm_lock);
 	done = list_empty(&sdev->rearm_list);
 	if (done)
@@ -368,9 +362,9 @@ static vm_fault_t scx_uar_fault(struct vm_fault *vmf)
 
 		ret = scx_uar_live_fault(vmf, e, &mapped);
 		up_read(&e->dead_sem);
-		/* The reference is held while pending: the vma may go meanwhile. */
+		/* Queued with a reference: the vma may go meanwhile. */
 		if (mapped && scx_uar_trap)
-			scx_uar_rearm_queue(to_sdev(e->ibdev), e, true);
+			scx_uar_rearm_queue(to_sdev(e->ibdev), e);
 		return ret;
 	}
 	up_read(&e->dead_sem);

@@ -46,9 +46,8 @@ status set_roce_address(device &dev, u32 index, const u8 *gid, const u8 *mac, u8
 	// A null gid clears the entry: all zeroes.
 	if (gid) {
 		copy_bytes(prm::at(a, ra::source_l3_address), gid, 16);
-		prm::set(a, ra::source_mac_47_32, u32(mac[0]) << 8 | mac[1]);
-		prm::set(a, ra::source_mac_31_0,
-			 u32(mac[2]) << 24 | u32(mac[3]) << 16 | u32(mac[4]) << 8 | mac[5]);
+		// source_mac_47_32 and source_mac_31_0 hold the six bytes in wire order.
+		copy_bytes(a + ra::source_mac_47_32.byte_off, mac, 6);
 		prm::set(a, ra::roce_version, version);
 		prm::set(a, ra::roce_l3_type, l3_type);
 	}

@@ -60,10 +60,10 @@ u8 data_path::vendor_err(u8 syndrome)
 
 u32 data_path::poll()
 {
-	return round(false);
+	return round(false, nullptr);
 }
 
-u32 data_path::round(bool trapped)
+u32 data_path::round(bool trapped, bool *timer_set)
 {
 	u64 now = scx_env_now_ns();
 	bool more;
@@ -86,6 +86,8 @@ u32 data_path::round(bool trapped)
 	}
 	more = more_;
 	timer = next_timer_;
+	if (timer_set)
+		*timer_set = timer != ~0ull;
 	stats_.polls++;
 	stats_.poll_ns += scx_env_now_ns() - now;
 	// Work found by a trap was the writer's to do: the poller need not
@@ -120,11 +122,11 @@ bool data_path::ring()
 	// A round can leave one more for what it caused (arm words after the
 	// CQEs it wrote, flushes after an error): run those here too, so an
 	// event does not wait for the poller.
-	u32 s = round(true);
+	bool timer_set = false;
+	u32 s = round(true, &timer_set);
 	for (u32 i = 0; !s && i < 4; i++)
-		s = round(true);
-	lock_guard g(lock_);
-	return s == 0 || next_timer_ != ~0ull;
+		s = round(true, &timer_set);
+	return s == 0 || timer_set;
 }
 
 void data_path::settle()

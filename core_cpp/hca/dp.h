@@ -128,7 +128,9 @@ private:
 		const u8 *av;        // UD address vector
 	};
 
-	u32 round(bool trapped);
+	// One round; trapped: run for a writer, not the poller. *timer_set
+	// (if given): a timer is pending after it.
+	u32 round(bool trapped, bool *timer_set);
 	void pass(u64 now);
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);

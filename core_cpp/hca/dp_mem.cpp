@@ -21,12 +21,10 @@ mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem
 	if (m.access_mode == prm::mkc_access_mode::klms) {
 		// A bound window: remote access only, by its QP if it has one,
 		// then the bound key's own translation (its range was checked
-		// when the window was bound, and is checked again).
+		// when the window was bound, and is checked again). Asking for
+		// no remote right, that lookup refuses a window on a window.
 		if (!(access & remote) || (m.qpn != no_qpn && m.qpn != qpn))
 			return mem_fault::access;
-		mkey_ctx mr;
-		if (!mkeys_->lookup(m.klm_key, &mr) || mr.access_mode == prm::mkc_access_mode::klms)
-			return mem_fault::key;
 		return resolve(m.klm_key, pd, 0, m.klm_addr + (va - m.start), len, seg);
 	}
 	if (len > 0xffffffffull)
