@@ -105,6 +105,7 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 		   "error_cqes %llu\nrnr_naks %llu\nretries %llu\npolls %llu\npoll_ns %llu\n",
 		   s.doorbells, s.passes, s.wqes, s.bytes, s.cqes, s.error_cqes, s.rnr_naks, s.retries,
 		   s.polls, s.poll_ns);
+	seq_printf(m, "peer_requests %llu\npeer_busy %llu\n", s.peer_requests, s.peer_busy);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
 		   atomic64_read(&kdev->uar_emulated), atomic64_read(&kdev->uar_streams));
 	seq_printf(m, "uar_traps %lld\nuar_trap_ns %lld\nuar_rearms_by_writers %lld\nuar_rearms_by_thread %lld\n",

@@ -139,6 +139,12 @@ static void scx_dp_wake(struct scx_kdev *kdev)
 	wake_up_process(kdev->dp_thread);
 }
 
+/* A peer port's request left work for this port's poller. */
+static void scx_dp_wake_peer(void *ctx)
+{
+	scx_dp_wake(ctx);
+}
+
 u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
 	if (scx_hca_uar_store(kdev->hca))
@@ -288,6 +294,9 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		kdev->dp_thread = NULL;
 		goto err_drv;
 	}
+	/* Other softcx ports reach this one by its GIDs (and it theirs). */
+	if (scx_hca_join_fabric(kdev->hca, scx_dp_wake_peer, kdev))
+		pr_warn("%s: fabric full, reachable only from itself\n", kdev->name);
 	pr_info("%s: up, %u completion EQs\n", kdev->name, kdev->num_vectors - 1);
 	return kdev;
 
@@ -309,6 +318,8 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 	unsigned int i;
 
 	debugfs_remove_recursive(kdev->debugfs);
+	/* Peers stop waking the thread before it goes. */
+	scx_hca_leave_fabric(kdev->hca);
 	if (kdev->dp_thread)
 		kthread_stop(kdev->dp_thread);
 	scx_drv_teardown(kdev->drv);

@@ -105,6 +105,16 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags)
 	spin_unlock_irqrestore(&lock->lock, flags);
 }
 
+bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
+{
+	unsigned long f;
+
+	if (!spin_trylock_irqsave(&lock->lock, f))
+		return false;
+	*flags = f;
+	return true;
+}
+
 struct scx_completion {
 	struct completion done;
 };

@@ -74,7 +74,12 @@ int scx_hca_create(const struct scx_hca_params *params, struct scx_hca **out)
 	return 0;
 }
 
-void scx_hca_destroy(struct scx_hca *hca) { destroy(hca); }
+void scx_hca_destroy(struct scx_hca *hca)
+{
+	// Peers stop reaching it before anything of it goes.
+	hca->dev.dp().leave();
+	destroy(hca);
+}
 
 struct scx_bar *scx_hca_bar(struct scx_hca *hca) { return bus::to_bar(&hca->dev.bar0()); }
 
@@ -142,7 +147,16 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->doorbells = d.doorbells;
 	s->polls = d.polls;
 	s->poll_ns = d.poll_ns;
+	s->peer_requests = d.peer_requests;
+	s->peer_busy = d.peer_busy;
 }
+
+int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)
+{
+	return hca->dev.dp().join(wake, ctx) ? 0 : -int(errc::nospc);
+}
+
+void scx_hca_leave_fabric(struct scx_hca *hca) { hca->dev.dp().leave(); }
 
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
 {

@@ -30,9 +30,37 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 
 data_path::~data_path()
 {
+	leave();
 	free_bytes(watch_qp_);
 	free_bytes(watch_cq_);
 	free_bytes(watch_err_);
+}
+
+bool data_path::join(void (*wake)(void *), void *ctx)
+{
+	if (slot_ != fabric::none)
+		return true;
+	wake_ = wake;
+	wake_ctx_ = ctx;
+	slot_ = fabric::join(this);
+	return slot_ != fabric::none;
+}
+
+void data_path::leave()
+{
+	if (slot_ == fabric::none)
+		return;
+	fabric::leave(slot_);
+	slot_ = fabric::none;
+}
+
+// A peer's request left work here (a QP in error to flush, more WQEs):
+// this port's poller may be asleep.
+void data_path::wake_peer()
+{
+	kick();
+	if (wake_)
+		wake_(wake_ctx_);
 }
 
 dp_stats data_path::stats()

@@ -6,7 +6,9 @@
 // the WQE into its UAR page. The data path watches the UAR pages
 // (uar_window), and on a doorbell walks the send queues whose counters
 // moved, executes each WQE as the requester, delivers it to the responder
-// QP (on this device: loopback), and writes CQEs on both sides. CQ arm
+// QP, and writes CQEs on both sides. The responder is on this port
+// (loopback) unless the destination GID is another port's on the fabric
+// (fabric.h): then that port's data path answers, under its own lock. CQ arm
 // requests come from the arm word of the CQ's doorbell record.
 //
 // Transport semantics (RC, UC, UD) are those of the IBTA spec as mlx5
@@ -17,12 +19,16 @@
 //
 // Everything runs under one lock that every command touching a QP, CQ,
 // SRQ or memory key also takes, so no object changes or goes away under a
-// WQE in flight.
+// WQE in flight. A requester holding its own takes a peer port's only if it
+// is free (two ports sending to each other would otherwise deadlock): if it
+// is not, the WQE waits for the next round, as a packet held up on a busy
+// link, and no retry is counted.
 #pragma once
 
 #include "hca/cq.h"
 #include "hca/dp_mem.h"
 #include "hca/eq.h"
+#include "hca/fabric.h"
 #include "hca/mkey.h"
 #include "hca/qp.h"
 #include "hca/srq.h"
@@ -55,6 +61,8 @@ struct dp_stats {
 	u64 doorbells;
 	u64 polls;
 	u64 poll_ns;     // time spent in poll()
+	u64 peer_requests; // requests answered by another port's responder
+	u64 peer_busy;     // ... put off because that port was busy
 };
 
 // How often the poller looks after activity, and how far it backs off.
@@ -74,6 +82,15 @@ public:
 
 	status init(const dp_deps &d, u32 max_qps, u32 max_cqs);
 	void set_policy(const dp_policy &p) { policy_ = p; }
+
+	// Joins the fabric: other joined ports reach this one by the GIDs in
+	// its address table. wake(ctx) is called (locks held: it must not
+	// sleep) when a peer left work for this port's poller. false: every
+	// slot is taken.
+	bool join(void (*wake)(void *), void *ctx);
+	// Leaves it, once no peer is in the middle of using this port
+	// (process context). Also done by the destructor.
+	void leave();
 
 	// Held by commands that change or free what the data path uses.
 	spinlock &lock() { return lock_; }
@@ -110,11 +127,18 @@ private:
 		u32 byte_cnt = 0;
 	};
 	// What the responder answers (an RC requester acts on it).
-	enum class answer : u8 { ack, rnr, none, inv_req, access, op_err };
+	// busy: the responder's port could not be entered now; try again.
+	enum class answer : u8 { ack, rnr, none, inv_req, access, op_err, busy };
 
+	// What travels from requester to responder: the packet, plus the
+	// requester's lists and the resolver that checked them.
 	struct request {
 		u8 op;               // prm::wqe_op
+		u8 st;               // prm::qpc_st of the requester
 		u8 se;
+		u32 src_qpn;
+		u32 dst_qpn;
+		mem_resolver *mem;   // the requester's: src and result are its
 		u32 imm;             // raw, as in the WQE
 		u64 raddr;
 		u32 rkey;
@@ -126,6 +150,7 @@ private:
 		u32 dqpn;            // UD
 		u32 qkey;            // UD
 		const u8 *av;        // UD address vector
+		const u8 *sgid;      // UD: the requester's source GID, or null
 	};
 
 	// One round; trapped: run for a writer, not the poller. *timer_set
@@ -140,9 +165,15 @@ private:
 	bool flush_due();
 	void qp_event(qp_runtime &rt, u8 type);
 	outcome execute(qp_runtime &rt, const u8 *w, u32 ds, u64 now);
-	outcome finish_rc(qp_runtime &rt, answer a, u64 now, qp_runtime *dst);
-	answer deliver(qp_runtime &rt, const request &rq, qp_runtime **dst_out);
-	answer respond_recv(qp_runtime &rt, qp_runtime &dst, const request &rq);
+	outcome finish_rc(qp_runtime &rt, answer a, u64 now, u8 min_rnr);
+	// The requester side: finds the responder's port, *min_rnr is its
+	// QP's min_rnr_nak (an RNR NAK's timer).
+	answer deliver(qp_runtime &rt, const request &rq, u8 *min_rnr);
+	// false: the port owning gid could not be asked now.
+	bool route(qp_runtime &rt, const u8 *gid, u32 *slot);
+	// The responder side, on the port of dst_qpn, under its lock.
+	answer respond(const request &rq, u8 *min_rnr);
+	answer respond_recv(qp_runtime &dst, const request &rq);
 	bool take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *f, bool commit);
 	void enter_err(qp_runtime &rt);
 	outcome umr(qp_runtime &rt, const u8 *w, u32 end);
@@ -151,7 +182,8 @@ private:
 	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
 	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
-	void write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 len, u8 *grh);
+	void write_grh(const request &rq, u8 *grh);
+	void wake_peer();
 
 	dp_deps d_{};
 	mem_resolver mem_;
@@ -159,6 +191,9 @@ private:
 	spinlock lock_;
 	atomic<u32> kicked_{0};
 	dp_stats stats_{};
+	u32 slot_ = fabric::none;   // on the fabric
+	void (*wake_)(void *) = nullptr;
+	void *wake_ctx_ = nullptr;
 
 	// Dense lists of live QPs and CQs, rebuilt when the tables change.
 	u32 *watch_qp_ = nullptr;

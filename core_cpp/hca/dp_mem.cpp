@@ -152,11 +152,17 @@ bool mem_resolver::read(u8 *dst, const sg_list &src, u64 src_off, u64 len)
 
 bool mem_resolver::copy(const sg_list &dst, u64 dst_off, const sg_list &src, u64 src_off, u64 len)
 {
+	return copy(dst, dst_off, *this, src, src_off, len);
+}
+
+bool mem_resolver::copy(const sg_list &dst, u64 dst_off, mem_resolver &src_mem, const sg_list &src, u64 src_off,
+			u64 len)
+{
 	cursor s(src, src_off), d(dst, dst_off);
 	u8 *sp = nullptr, *dp = nullptr;
 	u32 sn = 0, dn = 0;
 	while (len) {
-		if (!sn && !(sp = s.next(*this, len, &sn)))
+		if (!sn && !(sp = s.next(src_mem, len, &sn)))
 			return false;
 		if (!dn && !(dp = d.next(*this, len, &dn)))
 			return false;

@@ -59,6 +59,9 @@ public:
 	bool write(const sg_list &dst, u64 dst_off, const u8 *src, u64 len);
 	bool read(u8 *dst, const sg_list &src, u64 src_off, u64 len);
 	bool copy(const sg_list &dst, u64 dst_off, const sg_list &src, u64 src_off, u64 len);
+	// From a list another device's resolver checked (its keys, its
+	// translation tables): a peer port's requester.
+	bool copy(const sg_list &dst, u64 dst_off, mem_resolver &src_mem, const sg_list &src, u64 src_off, u64 len);
 
 private:
 	bus::dma_space *dma_ = nullptr;

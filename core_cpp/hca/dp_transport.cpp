@@ -2,8 +2,10 @@
 // What one send WQE does: the requester parses and checks it, hands a
 // request to the responder QP and acts on the answer (ACK, RNR NAK, NAK,
 // nothing) as RC, UC or UD transport prescribes. The responder is reached
-// through deliver(): on this device it is the target QP itself; a wire
-// (RoCEv2) backend would carry the same request and answer as packets.
+// through deliver(): the target QP on this port, or on the fabric port
+// whose address table holds the destination GID, whose respond() runs
+// under that port's lock; a wire (RoCEv2) backend would carry the same
+// request and answer as packets.
 #include "hca/dp.h"
 
 #include "prm/cq.h"
@@ -104,6 +106,10 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 
 	request rq{};
 	rq.op = opc;
+	rq.st = rt.st;
+	rq.src_qpn = rt.qpn;
+	rq.dst_qpn = rt.remote_qpn;
+	rq.mem = &mem_;
 	rq.se = u8(prm::get(w, ctl::se));
 	copy_bytes(&rq.imm, w + ctl::imm.byte_off, sizeof(rq.imm));
 	if (ud) {
@@ -111,6 +117,8 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 			return fail(sy::local_qp_op_err);
 		rq.av = w + pos;
 		rq.dqpn = prm::get(rq.av, prm::av::dqpn);
+		rq.dst_qpn = rq.dqpn;
+		rq.sgid = d_.port ? d_.port->roce_address(prm::get(rq.av, prm::av::sgid_index)) : nullptr;
 		rq.qkey = prm::get(rq.av, prm::av::qkey);
 		// A Q_Key with the top bit set means "use the QP's own".
 		if (rq.qkey & 0x80000000u)
@@ -176,17 +184,22 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 	if (opc == op::rdma_read || atomic)
 		rq.result = &local_;
 
-	qp_runtime *dst = nullptr;
-	answer a = deliver(rt, rq, &dst);
+	u8 min_rnr = 0;
+	answer a = deliver(rt, rq, &min_rnr);
+	if (a == answer::busy) {
+		// Nothing happened: the same WQE goes again next round.
+		more_ = true;
+		return outcome{verdict::wait, 0, 0};
+	}
 	stats_.bytes += rq.len;
 	if (a == answer::ack) {
 		rt.waiting = 0;
 		return outcome{verdict::done, 0, opc == op::rdma_read || atomic ? rq.len : 0};
 	}
-	return finish_rc(rt, a, now, dst);
+	return finish_rc(rt, a, now, min_rnr);
 }
 
-data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, qp_runtime *dst)
+data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, u8 min_rnr)
 {
 	// UC and UD have no acknowledgements: what the responder dropped is
 	// gone, and the requester completes as if sent.
@@ -204,7 +217,7 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, qp_ru
 		if (rt.rnr_left != 7)
 			rt.rnr_left--;
 		rt.waiting = 1;
-		u8 t = dst ? u8(dst->min_rnr_nak & 31) : 0;
+		u8 t = u8(min_rnr & 31);
 		rt.wait_until = now + u64(rnr_timer_10us[t]) * 10 * ns_per_us;
 		return outcome{verdict::wait, 0, 0};
 	}
@@ -227,22 +240,87 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, qp_ru
 	case answer::op_err:
 		return outcome{verdict::error, sy::remote_op_err, 0};
 	case answer::ack:
+	case answer::busy:
 		break;
 	}
 	return {};
 }
 
-data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runtime **dst_out)
+data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, u8 *min_rnr)
 {
-	qp_runtime *dst = d_.qps->dp_get(rt.st == qst::ud ? rq.dqpn : rt.remote_qpn);
-	*dst_out = dst;
+	u32 slot = fabric::none;
+	if (fabric::ports() > 1 && slot_ != fabric::none &&
+	    !route(rt, rt.st == qst::ud ? prm::at(rq.av, prm::av::rgid) : rt.path.rgid, &slot)) {
+		stats_.peer_busy++;
+		return answer::busy;
+	}
+	if (slot == fabric::none)
+		return respond(rq, min_rnr);
+	data_path *peer = fabric::hold(slot);
+	unsigned long flags;
+	// Re-checked once held: the port in the slot is the one routed to.
+	if (!peer || fabric::epoch() != rt.route_epoch || !peer->lock_.try_lock(&flags)) {
+		if (peer)
+			fabric::release(slot);
+		stats_.peer_busy++;
+		return answer::busy;
+	}
+	answer a = peer->respond(rq, min_rnr);
+	if (peer->more_)
+		peer->wake_peer();
+	peer->lock_.unlock(flags);
+	fabric::release(slot);
+	stats_.peer_requests++;
+	return a;
+}
+
+// The port whose address table holds gid: *slot a peer's, or none for
+// this one (also when no port has it: loopback, as before any GID is set).
+// Cached in rt until the fabric changes or the GID does.
+bool data_path::route(qp_runtime &rt, const u8 *gid, u32 *slot)
+{
+	u32 epoch = fabric::epoch();
+	if (rt.route_epoch == epoch && same_bytes(rt.route_gid, gid, 16)) {
+		*slot = rt.route_slot;
+		return true;
+	}
+	u32 found = fabric::none;
+	if (!d_.port || !d_.port->has_roce_address(gid)) {
+		for (u32 i = 0; i < fabric::max_ports && found == fabric::none; i++) {
+			if (i == slot_)
+				continue;
+			data_path *peer = fabric::hold(i);
+			if (!peer)
+				continue;
+			unsigned long flags;
+			if (!peer->lock_.try_lock(&flags)) {
+				fabric::release(i);
+				return false;
+			}
+			if (peer->d_.port && peer->d_.port->has_roce_address(gid))
+				found = i;
+			peer->lock_.unlock(flags);
+			fabric::release(i);
+		}
+	}
+	rt.route_epoch = epoch;
+	rt.route_slot = found;
+	copy_bytes(rt.route_gid, gid, 16);
+	*slot = found;
+	return true;
+}
+
+data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
+{
+	qp_runtime *dst = d_.qps->dp_get(rq.dst_qpn);
 	// Nobody listening the way this QP expects: no answer.
-	if (!dst || dst->st != rt.st || !is_ready(*dst))
+	if (!dst || dst->st != rq.st || !is_ready(*dst))
 		return answer::none;
-	if (rt.st == qst::ud) {
+	*min_rnr = dst->min_rnr_nak;
+	if (rq.st == qst::ud) {
 		if (rq.qkey != dst->q_key)
 			return answer::none;
-	} else if (dst->remote_qpn != rt.qpn) {
+	} else if (dst->remote_qpn != rq.src_qpn) {
 		return answer::none;
 	}
 	// The first packet on a QP still in RTR establishes the connection.
@@ -251,7 +329,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		qp_event(*dst, prm::event_type::comm_est);
 	}
 
-	const bool rc = rt.st == qst::rc;
+	const bool rc = rq.st == qst::rc;
 	// Responder errors RC reports by NAK move the responder to error.
 	auto nak = [&](answer a) {
 		if (rc)
@@ -262,7 +340,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 	case op::send:
 	case op::send_imm:
 	case op::send_inval:
-		return respond_recv(rt, *dst, rq);
+		return respond_recv(*dst, rq);
 	case op::rdma_write:
 	case op::rdma_write_imm: {
 		u16 counter;
@@ -275,7 +353,8 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_write, rq.raddr, rq.len, dst->qpn) !=
 			    mem_fault::none)
 			return nak(answer::access);
-		bool ok = rq.inl ? mem_.write(remote_, 0, rq.inl, rq.len) : mem_.copy(remote_, 0, *rq.src, 0, rq.len);
+		bool ok = rq.inl ? mem_.write(remote_, 0, rq.inl, rq.len) :
+				   mem_.copy(remote_, 0, *rq.mem, *rq.src, 0, rq.len);
 		if (!ok)
 			return nak(answer::access);
 		if (rq.op == op::rdma_write_imm) {
@@ -289,7 +368,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 			prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::resp_wr_imm);
 			prm::set(e, prm::cqe64::byte_cnt, rq.len);
 			copy_bytes(e + prm::cqe64::immediate.byte_off, &rq.imm, 4);
-			prm::set(e, prm::cqe64::rqpn, rt.qpn);
+			prm::set(e, prm::cqe64::rqpn, rq.src_qpn);
 			prm::set(e, prm::cqe64::user_index, dst->user_index);
 			prm::set(e, prm::cqe64::qpn, dst->qpn);
 			prm::set(e, prm::cqe64::wqe_counter, counter);
@@ -305,7 +384,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 		    mem_.add(remote_, rq.rkey, dst->pd, mkey_access::remote_read, rq.raddr, rq.len, dst->qpn) !=
 			    mem_fault::none)
 			return nak(answer::access);
-		if (!mem_.copy(*rq.result, 0, remote_, 0, rq.len))
+		if (!rq.mem->copy(*rq.result, 0, mem_, remote_, 0, rq.len))
 			return nak(answer::access);
 		return answer::ack;
 	}
@@ -331,7 +410,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 			old = rq.compare;
 			__atomic_compare_exchange_n(p, &old, rq.swap_add, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 		}
-		if (!mem_.write(*rq.result, 0, reinterpret_cast<const u8 *>(&old), 8))
+		if (!rq.mem->write(*rq.result, 0, reinterpret_cast<const u8 *>(&old), 8))
 			return answer::op_err;
 		return answer::ack;
 	}
@@ -340,9 +419,9 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, qp_runti
 	}
 }
 
-data_path::answer data_path::respond_recv(qp_runtime &rt, qp_runtime &dst, const request &rq)
+data_path::answer data_path::respond_recv(qp_runtime &dst, const request &rq)
 {
-	const bool ud = rt.st == qst::ud;
+	const bool ud = rq.st == qst::ud;
 	const u32 grh = ud ? 40 : 0;
 	u16 counter = 0;
 	mem_fault f = mem_fault::none;
@@ -359,11 +438,12 @@ data_path::answer data_path::respond_recv(qp_runtime &rt, qp_runtime &dst, const
 	bool ok = true;
 	if (ud) {
 		u8 h[40];
-		write_grh(rt, dst, rq.av, rq.len, h);
+		write_grh(rq, h);
 		ok = mem_.write(remote_, 0, h, sizeof(h));
 	}
 	if (ok)
-		ok = rq.inl ? mem_.write(remote_, grh, rq.inl, rq.len) : mem_.copy(remote_, grh, *rq.src, 0, rq.len);
+		ok = rq.inl ? mem_.write(remote_, grh, rq.inl, rq.len) :
+			      mem_.copy(remote_, grh, *rq.mem, *rq.src, 0, rq.len);
 	if (!ok) {
 		resp_error(dst, sy::local_prot_err, counter);
 		return answer::op_err;
@@ -382,7 +462,7 @@ data_path::answer data_path::respond_recv(qp_runtime &rt, qp_runtime &dst, const
 	// The immediate, or the invalidated key (the same CQE field).
 	if (rq.op == op::send_imm || rq.op == op::send_inval)
 		copy_bytes(e + prm::cqe64::immediate.byte_off, &rq.imm, 4);
-	prm::set(e, prm::cqe64::rqpn, rt.qpn);
+	prm::set(e, prm::cqe64::rqpn, rq.src_qpn);
 	if (ud) {
 		// A GRH is present; RoCEv2 over IPv4 (an IPv4-mapped GID) or IPv6.
 		const u8 *g = prm::at(rq.av, prm::av::rgid);
@@ -491,17 +571,15 @@ void data_path::resp_error(qp_runtime &dst, u8 syndrome, u16 counter)
 
 // The 40 bytes a UD receive starts with. RoCEv2 over IPv4: 20 zero bytes
 // and the IPv4 header; otherwise an IPv6 header. The source address is the
-// sender's GID (the AV's source index in the port's RoCE address table);
-// with no such entry, the destination's (both are on this port).
-void data_path::write_grh(qp_runtime &src, qp_runtime &dst, const u8 *av, u32 len, u8 *h)
+// sender's GID (the AV's source index in the sending port's RoCE address
+// table); with no such entry, the destination's.
+void data_path::write_grh(const request &rq, u8 *h)
 {
-	(void)src;
-	(void)dst;
+	const u8 *av = rq.av;
+	const u32 len = rq.len;
 	zero_bytes(h, 40);
 	const u8 *g = prm::at(av, prm::av::rgid);
-	const u8 *sg = d_.port ? d_.port->roce_address(prm::get(av, prm::av::sgid_index)) : nullptr;
-	if (!sg)
-		sg = g;
+	const u8 *sg = rq.sgid ? rq.sgid : g;
 	u8 tclass = u8(prm::get(av, prm::av::tclass));
 	u8 hop = u8(prm::get(av, prm::av::hop_limit));
 	bool v4 = true;

@@ -121,6 +121,12 @@ struct qp_runtime {
 	u32 next_send_psn;
 	u32 next_rcv_psn;
 	qp_path path;
+
+	// The data path's last route: to the port in route_slot (fabric::none:
+	// this one) for route_gid, while the fabric's epoch is route_epoch.
+	u32 route_epoch;
+	u32 route_slot;
+	u8 route_gid[16];
 };
 
 struct qp_ctx {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "hca/vport.h"
 
+#include "hca/fabric.h"
 #include "hca/syndrome.h"
 #include "prm/eq.h"
 #include "prm/vport.h"
@@ -93,12 +94,29 @@ void vport::set_roce_address(cmd_ctx &c)
 	// An all-zero address clears the entry (as the driver deletes one).
 	copy_bytes(roce_[index].l3, l3, 16);
 	roce_[index].valid = any;
+	if (any && index >= roce_used_)
+		roce_used_ = index + 1;
+	while (roce_used_ && !roce_[roce_used_ - 1].valid)
+		roce_used_--;
+	// Peers' cached routes may name this port for an address it dropped,
+	// or miss one it gained.
+	fabric::addresses_changed();
+}
+
+bool vport::has_roce_address(const u8 *gid) const
+{
+	for (u32 i = 0; i < roce_used_; i++)
+		if (roce_[i].valid && same_bytes(roce_[i].l3, gid, 16))
+			return true;
+	return false;
 }
 
 void vport::reset_roce()
 {
 	for (auto &e : roce_)
 		e.valid = 0;
+	roce_used_ = 0;
+	fabric::addresses_changed();
 }
 
 } // namespace scx::hca

@@ -26,6 +26,8 @@ public:
 	{
 		return index < roce_table_size && roce_[index].valid ? roce_[index].l3 : nullptr;
 	}
+	// Whether the table holds gid (a packet to it is this port's).
+	bool has_roce_address(const u8 *gid) const;
 	void reset_roce();
 
 	// Change the link state; a change is reported with a PORT_CHANGE EQE
@@ -45,6 +47,7 @@ private:
 	device_config cfg_{};
 	eq_engine *eqs_ = nullptr;
 	roce_entry roce_[roce_table_size] = {};
+	u32 roce_used_ = 0;  // entries past this one are all unset
 	atomic<bool> link_{true};
 };
 

@@ -37,6 +37,7 @@ public:
 	}
 	unsigned long lock() { return scx_env_spin_lock(lock_); }
 	void unlock(unsigned long flags) { scx_env_spin_unlock(lock_, flags); }
+	bool try_lock(unsigned long *flags) { return scx_env_spin_trylock(lock_, flags); }
 
 private:
 	scx_spinlock *lock_ = nullptr;

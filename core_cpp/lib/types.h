@@ -27,5 +27,6 @@ template <typename T> constexpr T &&move(T &v) { return static_cast<T &&>(v); }
 
 inline void copy_bytes(void *dst, const void *src, usize n) { __builtin_memcpy(dst, src, n); }
 inline void zero_bytes(void *dst, usize n) { __builtin_memset(dst, 0, n); }
+inline bool same_bytes(const void *a, const void *b, usize n) { return __builtin_memcmp(a, b, n) == 0; }
 
 } // namespace scx

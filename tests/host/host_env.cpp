@@ -166,6 +166,15 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
 	lock->mu.unlock();
 }
 
+bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
+{
+	if (!lock->mu.try_lock())
+		return false;
+	t_locks_held++;
+	*flags = 0;
+	return true;
+}
+
 struct scx_completion {
 	std::mutex mu;
 	std::condition_variable cv;

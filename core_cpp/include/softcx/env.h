@@ -43,6 +43,8 @@ struct scx_spinlock *scx_env_spin_new(unsigned int lock_class);
 void scx_env_spin_free(struct scx_spinlock *lock);
 unsigned long scx_env_spin_lock(struct scx_spinlock *lock);
 void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags);
+/* Takes the lock only if it is free (then *flags as from spin_lock): true. */
+bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags);
 
 /* One-shot waits (command completion): sleep only in process context. */
 struct scx_completion;

@@ -96,8 +96,24 @@ struct scx_hca_dp_stats {
 	uint64_t doorbells;
 	uint64_t polls;
 	uint64_t poll_ns;
+	uint64_t peer_requests; /* answered by another port on the fabric */
+	uint64_t peer_busy;     /* put off: that port was busy */
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
+
+/*
+ * The fabric: the softcx ports of one kernel, as if on one switch. A joined
+ * port's requests to a GID in another joined port's address table are
+ * answered by that port. wake(ctx) is called when a peer left work for this
+ * port's data path (locks held: it must not sleep). 0, or -ENOSPC if the
+ * fabric is full (the port then reaches only itself).
+ */
+int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx);
+/*
+ * Leaves it, once no peer is using this port (process context, may sleep);
+ * requests to it then go unanswered. Also done by scx_hca_destroy().
+ */
+void scx_hca_leave_fabric(struct scx_hca *hca);
 
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */
