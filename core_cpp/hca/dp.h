@@ -170,6 +170,7 @@ private:
 	// QP's min_rnr_nak (an RNR NAK's timer).
 	answer deliver(qp_runtime &rt, const request &rq, u8 *min_rnr);
 	// false: the port owning gid could not be asked now.
+	static constexpr u32 unreachable = fabric::none - 1;
 	bool route(qp_runtime &rt, const u8 *gid, u32 *slot);
 	// The responder side, on the port of dst_qpn, under its lock.
 	answer respond(const request &rq, u8 *min_rnr);

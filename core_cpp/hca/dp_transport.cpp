@@ -248,14 +248,17 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, u8 mi
 
 data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, u8 *min_rnr)
 {
+	// A port with no address of its own answers everything itself.
 	u32 slot = fabric::none;
-	if (fabric::ports() > 1 && slot_ != fabric::none &&
+	if (d_.port && d_.port->any_roce_address() &&
 	    !route(rt, rt.st == qst::ud ? prm::at(rq.av, prm::av::rgid) : rt.path.rgid, &slot)) {
 		stats_.peer_busy++;
 		return answer::busy;
 	}
 	if (slot == fabric::none)
 		return respond(rq, min_rnr);
+	if (slot == unreachable)
+		return answer::none;
 	data_path *peer = fabric::hold(slot);
 	unsigned long flags;
 	// Re-checked once held: the port in the slot is the one routed to.
@@ -274,9 +277,9 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, u8 *min_
 	return a;
 }
 
-// The port whose address table holds gid: *slot a peer's, or none for
-// this one (also when no port has it: loopback, as before any GID is set).
-// Cached in rt until the fabric changes or the GID does.
+// The port whose address table holds gid: *slot a peer's, fabric::none
+// for this one, unreachable if no port has it (the packet is lost, as on a
+// wire). Cached in rt until the fabric changes or the GID does.
 bool data_path::route(qp_runtime &rt, const u8 *gid, u32 *slot)
 {
 	u32 epoch = fabric::epoch();
@@ -285,8 +288,9 @@ bool data_path::route(qp_runtime &rt, const u8 *gid, u32 *slot)
 		return true;
 	}
 	u32 found = fabric::none;
-	if (!d_.port || !d_.port->has_roce_address(gid)) {
-		for (u32 i = 0; i < fabric::max_ports && found == fabric::none; i++) {
+	if (!d_.port->has_roce_address(gid)) {
+		found = unreachable;
+		for (u32 i = 0; slot_ != fabric::none && i < fabric::max_ports && found == unreachable; i++) {
 			if (i == slot_)
 				continue;
 			data_path *peer = fabric::hold(i);

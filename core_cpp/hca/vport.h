@@ -28,6 +28,8 @@ public:
 	}
 	// Whether the table holds gid (a packet to it is this port's).
 	bool has_roce_address(const u8 *gid) const;
+	// Whether any entry is set.
+	bool any_roce_address() const { return roce_used_ != 0; }
 	void reset_roce();
 
 	// Change the link state; a change is reported with a PORT_CHANGE EQE

@@ -514,7 +514,7 @@ protected:
 		return scx_verbs_modify_qp(drv, q.qpn, &a);
 	}
 	// RESET -> INIT -> RTR -> RTS towards dest (RC, UC) or with qkey (UD).
-	void bring_up(qp_t &q, u32 dest, const rc_opts &o, u32 qkey = 0)
+	void bring_up(qp_t &q, u32 dest, const rc_opts &o, u32 qkey = 0, const u8 *dgid = gid_v4)
 	{
 		scx_qp_attr a{};
 		a.access = o.access;
@@ -526,7 +526,7 @@ protected:
 		a.rq_psn = 0x100;
 		a.max_dest_rd_atomic = 4;
 		a.min_rnr_timer = o.min_rnr_timer;
-		std::memcpy(a.dgid, gid_v4, 16);
+		std::memcpy(a.dgid, dgid, 16);
 		a.dmac[0] = 0x02;
 		a.dmac[5] = 9;
 		a.hop_limit = 64;

@@ -607,6 +607,10 @@ TEST_F(Dp, UdSendCarriesAGrhAndDropsOnQkeyMismatch)
 	const u8 smac[6] = {0x02, 0x5c, 0, 0, 0, 7};
 	ASSERT_EQ(scx_verbs_set_gid(drv, 0, sgid, smac, true, true), 0);
 	EXPECT_NE(scx_verbs_set_gid(drv, 256, sgid, smac, true, true), 0); // beyond the table
+	// The destination is this port's other address (a port with addresses
+	// answers only to its own, see test_dp_fabric.cpp).
+	ASSERT_EQ(scx_verbs_set_gid(drv, 1, gid_v4, smac, true, true), 0);
+	ASSERT_EQ(scx_verbs_set_gid(drv, 2, gid_v6, smac, true, false), 0);
 
 	wqe_b w;
 	w.av(qkey, y.qpn, gid_v4).inl(msg, sizeof(msg));
