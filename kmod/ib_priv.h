@@ -28,7 +28,6 @@ struct scx_ibdev {
 	struct list_head rearm_list;
 	bool rearm_queued;	/* rearm_work is with the data-path thread */
 	struct scx_dp_defer rearm_work;
-	struct scx_uar *trap_last;	/* whose store trapped last (compared only) */
 };
 
 struct scx_ucontext {

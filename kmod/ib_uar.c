@@ -93,6 +93,13 @@ static const struct vm_operations_struct scx_uar_vm_ops;
 /* ...and polled until its stores stop this long. */
 #define SCX_UAR_QUIET_NS (2000 * NSEC_PER_USEC)
 
+/*
+ * Whose store trapped last, on any softcx device (compared only, never
+ * followed): a page trapping while its peer is on another device, as two
+ * devices ping-ponging, is no more streaming than two pages of one.
+ */
+static struct scx_uar *scx_uar_trap_last;
+
 static void scx_uar_free(struct kref *ref)
 {
 	struct scx_uar *e = container_of(ref, struct scx_uar, ref);
@@ -317,11 +324,11 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 		scx_kdev_uar_store(kdev, e->index);
 		scx_uar_store_retire(&st);
 		atomic64_inc(&kdev->uar_emulated);
-		if (READ_ONCE(sdev->trap_last) == e && t0 - e->trap_end < SCX_UAR_STREAM_GAP_NS)
+		if (READ_ONCE(scx_uar_trap_last) == e && t0 - e->trap_end < SCX_UAR_STREAM_GAP_NS)
 			e->streak++;
 		else
 			e->streak = 0;
-		WRITE_ONCE(sdev->trap_last, e);
+		WRITE_ONCE(scx_uar_trap_last, e);
 		e->trap_end = ktime_get_ns();
 		atomic64_add(e->trap_end - t0, &kdev->uar_trap_ns);
 		if (e->streak < SCX_UAR_STREAM_STREAK)

@@ -102,7 +102,7 @@ if stage module_stock make module; then
 	cp "$ko" build/verbs/verbs_objects build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
-		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,pyverbs
+		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,pyverbs
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -113,7 +113,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 		build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
 	guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,pyverbs vo_iter=100 wf_iter=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,pyverbs vo_iter=100 wf_iter=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do
