@@ -5,10 +5,15 @@
 // (fixture: dp_fixture.h).
 #include "dp_fixture.h"
 
+namespace {
+// Its own suite: the fixture class is per file (dp_fixture.h is internal to each).
+class DpErrors : public Dp {};
+} // namespace
+
 // rnr_retry 0 means no retry at all: the first RNR NAK fails the WQE with
 // RNR_RETRY_EXC at once (the responder's 491 ms timer never matters), the
 // QP goes to ERR and everything behind it, send and receive, is flushed.
-TEST_F(Dp, RnrRetryZeroFailsAtOnceAndFlushesTheRest)
+TEST_F(DpErrors, RnrRetryZeroFailsAtOnceAndFlushesTheRest)
 {
 	rc_opts oa, ob;
 	oa.rnr_retry = 0;
@@ -46,7 +51,7 @@ TEST_F(Dp, RnrRetryZeroFailsAtOnceAndFlushesTheRest)
 
 // A wrong rkey: REM_ACCESS on the requester, both QPs to ERR, the
 // responder's posted receive flushed, its memory untouched.
-TEST_F(Dp, BadRkeyIsRemoteAccessErrorAndTheResponderGoesToErr)
+TEST_F(DpErrors, BadRkeyIsRemoteAccessErrorAndTheResponderGoesToErr)
 {
 	pair_t p = pair();
 	mr_t &dst = make_mr(512, SCX_ACCESS_LOCAL_WRITE | SCX_ACCESS_REMOTE_WRITE);
@@ -72,7 +77,7 @@ TEST_F(Dp, BadRkeyIsRemoteAccessErrorAndTheResponderGoesToErr)
 
 // A QP without remote write access refuses writes the same way, even with
 // a key that allows them.
-TEST_F(Dp, QpAccessFlagsGateRemoteOperations)
+TEST_F(DpErrors, QpAccessFlagsGateRemoteOperations)
 {
 	rc_opts ob;
 	ob.access = SCX_ACCESS_REMOTE_READ;
@@ -102,7 +107,7 @@ TEST_F(Dp, QpAccessFlagsGateRemoteOperations)
 
 // A wrong lkey is the requester's own fault: LOC_PROT, nothing reaches
 // the responder, whose receive stays posted.
-TEST_F(Dp, BadLkeyIsLocalProtectionError)
+TEST_F(DpErrors, BadLkeyIsLocalProtectionError)
 {
 	pair_t p = pair();
 	mr_t &src = make_mr(512, 0);
@@ -137,7 +142,7 @@ TEST_F(Dp, BadLkeyIsLocalProtectionError)
 
 // Every way of naming bytes past the end of a memory region fails as the
 // side that owns the region sees it, and not one byte past it is written.
-TEST_F(Dp, LengthsBeyondTheMrFailAndWriteNothingPastIt)
+TEST_F(DpErrors, LengthsBeyondTheMrFailAndWriteNothingPastIt)
 {
 	const char big[200] = "0123456789";
 	{ // RDMA WRITE running 16 bytes past the remote MR.
@@ -225,7 +230,7 @@ TEST_F(Dp, LengthsBeyondTheMrFailAndWriteNothingPastIt)
 
 // The ctrl segment is checked like hardware does: a zero size, another
 // QP's number or an opcode the device does not know is LOC_QP_OP.
-TEST_F(Dp, MalformedCtrlIsLocalQpOperationError)
+TEST_F(DpErrors, MalformedCtrlIsLocalQpOperationError)
 {
 	const char msg[] = "x";
 	wqe_b w;
@@ -280,7 +285,7 @@ TEST_F(Dp, MalformedCtrlIsLocalQpOperationError)
 
 // Moving a QP to ERR by command flushes what is posted, receives and
 // sends alike, without any doorbell from the user.
-TEST_F(Dp, QpToErrByCommandFlushesPostedWork)
+TEST_F(DpErrors, QpToErrByCommandFlushesPostedWork)
 {
 	rc_opts ob;
 	ob.min_rnr_timer = 31; // a sender stuck in RNR for 491 ms per try
@@ -336,7 +341,7 @@ TEST_F(Dp, QpToErrByCommandFlushesPostedWork)
 // Nobody answers (the peer never left INIT): the requester retries on its
 // ACK timeout retry_cnt times, then fails with RETRY_EXC; retry_cnt 1 is
 // the first attempt and one retry.
-TEST_F(Dp, TransportRetryExceededWhenNobodyAnswers)
+TEST_F(DpErrors, TransportRetryExceededWhenNobodyAnswers)
 {
 	cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
 	qp_t &a = make_qp(SCX_QPT_RC, as, ar);
@@ -362,7 +367,7 @@ TEST_F(Dp, TransportRetryExceededWhenNobodyAnswers)
 
 // UC has no acknowledgements: a message nobody can receive is lost and the
 // sender completes; the next one, with a receive posted, arrives.
-TEST_F(Dp, UcDropsWhatTheResponderCannotTake)
+TEST_F(DpErrors, UcDropsWhatTheResponderCannotTake)
 {
 	pair_t p = pair(SCX_QPT_UC);
 	mr_t &dst = make_mr(512, SCX_ACCESS_LOCAL_WRITE | SCX_ACCESS_REMOTE_WRITE);

@@ -4,6 +4,11 @@
 #include "dp_fixture.h"
 
 namespace {
+// Its own suite: the fixture class is per file (dp_fixture.h is internal to each).
+class DpWindows : public Dp {};
+} // namespace
+
+namespace {
 
 // A UMR WQE as libmlx5 posts it for a window (after the ctrl segment):
 // the UMR control segment, the mkey segment and, for a bind, one KLM.
@@ -47,7 +52,7 @@ send_opts umr_opts(u32 mw_key)
 // Type 1 window: a bind on a region without remote rights grants the
 // window's (remote write), through the window's key and range only; an
 // unbind takes them back, and the old key then fails as a bad rkey does.
-TEST_F(Dp, WindowType1BindGrantsItsRightsAndUnbindRevokesThem)
+TEST_F(DpWindows, WindowType1BindGrantsItsRightsAndUnbindRevokesThem)
 {
 	pair_t p = pair();
 	mr_t &region = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
@@ -101,7 +106,7 @@ TEST_F(Dp, WindowType1BindGrantsItsRightsAndUnbindRevokesThem)
 // Type 2 window bound to the responder QP: SEND_WITH_INV frees it and the
 // receiver sees the key in its CQE; a bind that must find the window free
 // but finds it bound fails with the memory-window bind error.
-TEST_F(Dp, WindowType2SendWithInvalidateAndCheckNotFree)
+TEST_F(DpWindows, WindowType2SendWithInvalidateAndCheckNotFree)
 {
 	pair_t p = pair();
 	mr_t &region = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
