@@ -30,14 +30,17 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 
 data_path::~data_path()
 {
-	leave();
+	if (slot_ != fabric::none)
+		leave();
 	free_bytes(watch_qp_);
 	free_bytes(watch_cq_);
 	free_bytes(watch_err_);
 }
 
+// slot_ changes under the lock: the data path reads it there.
 bool data_path::join(void (*wake)(void *), void *ctx)
 {
+	lock_guard g(lock_);
 	if (slot_ != fabric::none)
 		return true;
 	wake_ = wake;
@@ -48,10 +51,16 @@ bool data_path::join(void (*wake)(void *), void *ctx)
 
 void data_path::leave()
 {
-	if (slot_ == fabric::none)
-		return;
-	fabric::leave(slot_);
-	slot_ = fabric::none;
+	u32 slot;
+	{
+		lock_guard g(lock_);
+		slot = slot_;
+		slot_ = fabric::none;
+	}
+	// Outside the lock: a peer in the middle of a request to this port
+	// may need it to finish.
+	if (slot != fabric::none)
+		fabric::leave(slot);
 }
 
 // A peer's request left work here (a QP in error to flush, more WQEs):
