@@ -24,6 +24,9 @@ struct cmd_ctx {
 	u16 op_mod = 0;
 	u8 status = prm::cmd_stat::ok;
 	u32 syndrome = 0;
+	// Set by the executor: the command ran short of firmware memory the
+	// driver has been asked for; it is held and run again once that came.
+	bool wait_for_pages = false;
 
 	bool fail(u8 st, u32 synd)
 	{

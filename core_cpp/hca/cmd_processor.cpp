@@ -245,7 +245,19 @@ bool cmd_processor::process(u32 slot, u64 *due)
 			break;
 		}
 	}
-	execute(snap, inlen, outlen, f);
+	if (execute(snap, inlen, outlen, f)) {
+		// Held, as firmware holds a command until the pages it asked for
+		// arrive (mlx5 drivers keep a slot free for MANAGE_PAGES).
+		u64 now = scx_env_now_ns();
+		if (!page_wait_until_[slot])
+			page_wait_until_[slot] = now + page_wait_ns;
+		if (now < page_wait_until_[slot]) {
+			due_[slot] = now + u64(page_retry_us) * 1000;
+			*due = due_[slot];
+			return false;
+		}
+	}
+	page_wait_until_[slot] = 0;
 	// Output beyond the inline bytes goes to the mailboxes (the executor
 	// wrote anything past buf_size there directly).
 	u32 produced = min(outlen, buf_size);
@@ -260,7 +272,7 @@ bool cmd_processor::process(u32 slot, u64 *due)
 	return true;
 }
 
-void cmd_processor::execute(const u8 *e, u32 inlen, u32 outlen, const fault_hooks::action &f)
+bool cmd_processor::execute(const u8 *e, u32 inlen, u32 outlen, const fault_hooks::action &f)
 {
 	cmd_ctx c;
 	c.inlen = inlen;
@@ -285,6 +297,7 @@ void cmd_processor::execute(const u8 *e, u32 inlen, u32 outlen, const fault_hook
 		zero_bytes(out_buf_, buf_size);
 	prm::set(out_buf_, prm::mbox_out::status, c.status);
 	prm::set(out_buf_, prm::mbox_out::syndrome, c.syndrome);
+	return c.wait_for_pages;
 }
 
 void cmd_processor::complete(u32 slot, u8 *entry, u8 *snap, u8 dstat, bool output)

@@ -68,7 +68,8 @@ private:
 	bool process(u32 slot, u64 *due);
 	void kick(u32 delay_us);
 	u8 deliver(const u8 *e, u32 inlen, u32 outlen);
-	void execute(const u8 *e, u32 inlen, u32 outlen, const fault_hooks::action &f);
+	// true: hold the command for pages (cmd_ctx::wait_for_pages).
+	bool execute(const u8 *e, u32 inlen, u32 outlen, const fault_hooks::action &f);
 	void complete(u32 slot, u8 *entry, u8 *snap, u8 dstat, bool output);
 
 	bus::dma_space *dma_ = nullptr;
@@ -87,6 +88,11 @@ private:
 	u32 deferred_ = 0;
 	bool drop_held_ = false;
 	u64 due_[32] = {};
+	// A command waiting for pages runs again every page_retry_us until
+	// this deadline (0: not waiting), then fails as it did.
+	u64 page_wait_until_[32] = {};
+	static constexpr u32 page_retry_us = 200;
+	static constexpr u64 page_wait_ns = 2000ull * 1000 * 1000;
 	u8 *in_buf_ = nullptr;
 	u8 *out_buf_ = nullptr;
 	mailbox_chain in_chain_;

@@ -141,11 +141,16 @@ void device::execute(cmd_ctx &c)
 	after_command(c);
 }
 
-void device::after_command(const cmd_ctx &c)
+void device::after_command(cmd_ctx &c)
 {
+	const bool short_of_pages = c.status == st::no_res_err && c.syndrome == synd::no_fw_memory;
+	const bool can_ask = state() == hca_state::initialized && eqs_.subscribed(prm::event_type::page_request);
+	// The driver was asked for pages it has not given yet: the command
+	// waits for them (and a request already out is not repeated).
+	if (short_of_pages && can_ask && pages_.held() < pages_target())
+		c.wait_for_pages = true;
 	// Out of context memory: ask for more regular pages, as firmware does.
-	if (c.status == st::no_res_err && c.syndrome == synd::no_fw_memory &&
-	    pages_target() + 16 <= cfg_.max_pages) {
+	if (short_of_pages && !c.wait_for_pages && pages_target() + 16 <= cfg_.max_pages) {
 		regular_pages_ += 16;
 		page_request_due_ = true;
 	}
@@ -156,13 +161,14 @@ void device::after_command(const cmd_ctx &c)
 		regular_pages_ += grow_pages;
 		page_request_due_ = true;
 	}
-	if (!page_request_due_ || state() != hca_state::initialized ||
-	    !eqs_.subscribed(prm::event_type::page_request))
+	if (!page_request_due_ || !can_ask)
 		return;
 	page_request_due_ = false;
 	i32 want = i32(pages_target()) - i32(pages_.held());
 	if (want <= 0)
 		return;
+	if (short_of_pages)
+		c.wait_for_pages = true;
 	u8 data[prm::eqe::event_data.size] = {};
 	prm::set(data, prm::pages_req_event::num_pages, u32(want));
 	eqs_.post_event(prm::event_type::page_request, 0, data);

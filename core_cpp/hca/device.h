@@ -84,7 +84,7 @@ private:
 
 	void execute(cmd_ctx &c);
 	bool need(cmd_ctx &c, hca_state s);
-	void after_command(const cmd_ctx &c);
+	void after_command(cmd_ctx &c);
 	u32 pages_target() const;
 
 	// cmds_hca.cpp: lifecycle, adapter, NOP, pages

@@ -332,7 +332,7 @@ protected:
 	template <typename F> int again(F create)
 	{
 		int rc = create();
-		for (int i = 0; rc == -EAGAIN && i < 2000; i++) {
+		for (int i = 0; retry_eagain && rc == -EAGAIN && i < 2000; i++) {
 			std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			rc = create();
 		}
@@ -669,6 +669,7 @@ protected:
 
 	u32 pd = 0, uar = 0;
 	u8 *uar_page = nullptr;
+	bool retry_eagain = true;
 	std::vector<block> blocks_;
 	std::vector<std::unique_ptr<cq_t>> cqs_;
 	std::vector<std::unique_ptr<qp_t>> qps_;

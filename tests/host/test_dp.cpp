@@ -690,3 +690,19 @@ TEST_F(Dp, DestroyWhileThePollerRuns)
 	EXPECT_GT(ok + failed, 0);
 	EXPECT_EQ(host_env::bug_count(), 0u);
 }
+
+// Objects made faster than the driver hands the hca firmware pages: a
+// command that runs short is held until the pages it asked for arrive (as
+// firmware holds it; the driver keeps a slot for MANAGE_PAGES), so none
+// fails with EAGAIN while they are on their way.
+TEST_F(Dp, ManyQpsInARowWaitForPagesInsteadOfFailing)
+{
+	retry_eagain = false;
+	cq_t &c = make_cq();
+	for (int i = 0; i < 1000 && !HasFailure(); i++)
+		make_qp(SCX_QPT_RC, c, c, 0, 16, 4, 6);
+	EXPECT_EQ(qps_.size(), 1000u);
+	// Every one of them exists on the device.
+	scx_qp_attr a{};
+	EXPECT_EQ(scx_verbs_query_qp(drv, qps_.back()->qpn, &a), 0);
+}
