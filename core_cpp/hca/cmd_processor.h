@@ -92,7 +92,7 @@ private:
 	// this deadline (0: not waiting), then fails as it did.
 	u64 page_wait_until_[32] = {};
 	static constexpr u32 page_retry_us = 200;
-	static constexpr u64 page_wait_ns = 2000ull * 1000 * 1000;
+	static constexpr u64 page_wait_ns = 1000ull * 1000 * 1000;
 	u8 *in_buf_ = nullptr;
 	u8 *out_buf_ = nullptr;
 	mailbox_chain in_chain_;

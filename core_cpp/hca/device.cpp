@@ -146,8 +146,11 @@ void device::after_command(cmd_ctx &c)
 	const bool short_of_pages = c.status == st::no_res_err && c.syndrome == synd::no_fw_memory;
 	const bool can_ask = state() == hca_state::initialized && eqs_.subscribed(prm::event_type::page_request);
 	// The driver was asked for pages it has not given yet: the command
-	// waits for them (and a request already out is not repeated).
-	if (short_of_pages && can_ask && pages_.held() < pages_target())
+	// waits for them (and a request already out is not repeated), unless
+	// the request has gone unanswered for long: a driver that does not
+	// serve page requests gets the failure at once, as before.
+	if (short_of_pages && can_ask && pages_.held() < pages_target() &&
+	    scx_env_now_ns() - asked_at_ < page_answer_ns)
 		c.wait_for_pages = true;
 	// Out of context memory: ask for more regular pages, as firmware does.
 	if (short_of_pages && !c.wait_for_pages && pages_target() + 16 <= cfg_.max_pages) {
@@ -169,6 +172,7 @@ void device::after_command(cmd_ctx &c)
 		return;
 	if (short_of_pages)
 		c.wait_for_pages = true;
+	asked_at_ = scx_env_now_ns();
 	u8 data[prm::eqe::event_data.size] = {};
 	prm::set(data, prm::pages_req_event::num_pages, u32(want));
 	eqs_.post_event(prm::event_type::page_request, 0, data);

@@ -116,6 +116,10 @@ private:
 	static constexpr u32 low_water_pages = 16;
 	static constexpr u32 grow_pages = 64;
 	bool page_request_due_ = false;
+	u64 asked_at_ = 0;           // when pages were last asked for
+	// A command short of pages waits for them this long after they were
+	// asked for (cmd_processor bounds each hold too).
+	static constexpr u64 page_answer_ns = 500ull * 1000 * 1000;
 
 	fw_pages pages_;
 	id_pool uars_;
