@@ -112,9 +112,10 @@ perftest_pair() {
 	return 1
 }
 
-# perftest_noise LOG: the run failed for perftest's own clock calibration.
+# perftest_noise LOG: the run failed for perftest's own clock calibration
+# (it says so, or warns of a poor fit and reports inf).
 perftest_noise() {
-	grep -q "Can't produce a report" "$1" 2>/dev/null
+	grep -qE "Can't produce a report|Correlation coefficient r\^2" "$1" 2>/dev/null
 }
 
 perftest_pair_once() {
