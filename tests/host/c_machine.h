@@ -29,7 +29,33 @@ template <typename F> bool c_wait_for(F cond, int ms = 5000)
 	return true;
 }
 
+// An hca and its driver, wired through m's static callbacks (raise,
+// dma_alloc, dma_free, request_irq, free_irq, schedule_tasklet; ctx m).
+template <typename M>
+void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hca, scx_drv **drv)
+{
+	scx_hca_params hp{};
+	hp.num_vectors = 3;
+	hp.ctx = m;
+	hp.raise_irq = M::raise;
+	ASSERT_EQ(scx_hca_create(&hp, hca), 0);
+	scx_drv_params dp{};
+	dp.name = name;
+	dp.bar = scx_hca_bar(*hca);
+	dp.ctx = m;
+	dp.dma_alloc = M::dma_alloc;
+	dp.dma_free = M::dma_free;
+	dp.request_irq = M::request_irq;
+	dp.free_irq = M::free_irq;
+	dp.schedule_tasklet = M::schedule_tasklet;
+	dp.num_comp_eqs = 2;
+	dp.cmd_timeout_ms = cmd_timeout_ms;
+	ASSERT_EQ(scx_drv_init(&dp, drv), 0);
+}
+
 class CMachine : public ::testing::Test {
+	template <typename M> friend void c_function_up(M *, const char *, unsigned, scx_hca **, scx_drv **);
+
 protected:
 	void SetUp() override { baseline_ = host_env::live_allocations(); }
 	void TearDown() override
@@ -85,23 +111,7 @@ protected:
 	// cmd_timeout_ms 0: the driver's default.
 	void start(unsigned cmd_timeout_ms = 0)
 	{
-		scx_hca_params hp{};
-		hp.num_vectors = 3;
-		hp.ctx = this;
-		hp.raise_irq = raise;
-		ASSERT_EQ(scx_hca_create(&hp, &hca), 0);
-		scx_drv_params dp{};
-		dp.name = "ccq0";
-		dp.bar = scx_hca_bar(hca);
-		dp.ctx = this;
-		dp.dma_alloc = dma_alloc;
-		dp.dma_free = dma_free;
-		dp.request_irq = request_irq;
-		dp.free_irq = free_irq;
-		dp.schedule_tasklet = schedule_tasklet;
-		dp.num_comp_eqs = 2;
-		dp.cmd_timeout_ms = cmd_timeout_ms;
-		ASSERT_EQ(scx_drv_init(&dp, &drv), 0);
+		c_function_up(this, "ccq0", cmd_timeout_ms, &hca, &drv);
 		drv_seen = drv;
 	}
 

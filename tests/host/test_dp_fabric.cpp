@@ -42,22 +42,8 @@ struct port_b {
 
 	void start()
 	{
-		scx_hca_params hp{};
-		hp.num_vectors = 3;
-		hp.ctx = this;
-		hp.raise_irq = raise;
-		ASSERT_EQ(scx_hca_create(&hp, &hca), 0);
-		scx_drv_params dp{};
-		dp.name = "ccq1";
-		dp.bar = scx_hca_bar(hca);
-		dp.ctx = this;
-		dp.dma_alloc = dma_alloc;
-		dp.dma_free = dma_free;
-		dp.request_irq = request_irq;
-		dp.free_irq = free_irq;
-		dp.schedule_tasklet = schedule_tasklet;
-		dp.num_comp_eqs = 2;
-		ASSERT_EQ(scx_drv_init(&dp, &drv), 0);
+		c_function_up(this, "ccq1", 0, &hca, &drv);
+		ASSERT_FALSE(::testing::Test::HasFatalFailure());
 		drv_seen = drv;
 		ASSERT_EQ(scx_verbs_alloc_pd(drv, &pd), 0);
 		ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar), 0);
