@@ -228,6 +228,8 @@ bool cmd_processor::process(u32 slot, u64 *due)
 		}
 		due_[slot] = 0;
 	} else {
+		// A new command (a held one always has a due time).
+		page_wait_until_[slot] = 0;
 		u16 opcode = u16(prm::get(prm::at(snap, ent::command_input_inline_data), prm::mbox_in::opcode));
 		f = faults_->take(opcode);
 		switch (f.k) {
@@ -257,7 +259,6 @@ bool cmd_processor::process(u32 slot, u64 *due)
 			return false;
 		}
 	}
-	page_wait_until_[slot] = 0;
 	// Output beyond the inline bytes goes to the mailboxes (the executor
 	// wrote anything past buf_size there directly).
 	u32 produced = min(outlen, buf_size);

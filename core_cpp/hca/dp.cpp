@@ -65,7 +65,7 @@ void data_path::leave()
 
 // A peer's request left work here (a QP in error to flush, more WQEs):
 // this port's poller may be asleep.
-void data_path::wake_peer()
+void data_path::wake_poller()
 {
 	kick();
 	if (wake_)

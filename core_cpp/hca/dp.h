@@ -147,7 +147,6 @@ private:
 		const u8 *inl;       // inline bytes
 		u32 len;
 		sg_list *result;     // READ / atomic: where the data goes
-		u32 dqpn;            // UD
 		u32 qkey;            // UD
 		const u8 *av;        // UD address vector
 		const u8 *sgid;      // UD: the requester's source GID, or null
@@ -184,7 +183,7 @@ private:
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
 	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
 	void write_grh(const request &rq, u8 *grh);
-	void wake_peer();
+	void wake_poller();
 
 	dp_deps d_{};
 	mem_resolver mem_;

@@ -116,8 +116,7 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 		if (pos + prm::av::size_bytes > end)
 			return fail(sy::local_qp_op_err);
 		rq.av = w + pos;
-		rq.dqpn = prm::get(rq.av, prm::av::dqpn);
-		rq.dst_qpn = rq.dqpn;
+		rq.dst_qpn = prm::get(rq.av, prm::av::dqpn);
 		rq.sgid = d_.port ? d_.port->roce_address(prm::get(rq.av, prm::av::sgid_index)) : nullptr;
 		rq.qkey = prm::get(rq.av, prm::av::qkey);
 		// A Q_Key with the top bit set means "use the QP's own".
@@ -270,7 +269,7 @@ data_path::answer data_path::deliver(qp_runtime &rt, const request &rq, u8 *min_
 	}
 	answer a = peer->respond(rq, min_rnr);
 	if (peer->more_)
-		peer->wake_peer();
+		peer->wake_poller();
 	peer->lock_.unlock(flags);
 	fabric::release(slot);
 	stats_.peer_requests++;

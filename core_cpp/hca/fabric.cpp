@@ -9,14 +9,12 @@ constinit atomic<data_path *> fabric::slots_[max_ports] = {};
 constinit atomic<u32> fabric::users_[max_ports] = {};
 // Starts above 0, which a zeroed route cache holds.
 constinit atomic<u32> fabric::epoch_{1};
-constinit atomic<u32> fabric::ports_{0};
 
 u32 fabric::join(data_path *dp)
 {
 	for (u32 i = 0; i < max_ports; i++) {
 		data_path *empty = nullptr;
 		if (slots_[i].compare_exchange(empty, dp)) {
-			ports_.fetch_add(1);
 			addresses_changed();
 			return i;
 		}
@@ -29,7 +27,6 @@ void fabric::leave(u32 slot)
 	if (slot >= max_ports)
 		return;
 	slots_[slot].store(nullptr);
-	ports_.fetch_sub(1);
 	addresses_changed();
 	// hold() counts itself in before it looks at the slot, so a user
 	// either sees it empty or is seen here (both sequentially consistent).

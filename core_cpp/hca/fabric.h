@@ -32,8 +32,6 @@ public:
 
 	static u32 epoch() { return epoch_.load(mo::acquire); }
 	static void addresses_changed() { epoch_.fetch_add(1, mo::acq_rel); }
-	// Ports joined now: with fewer than two there is nowhere to route to.
-	static u32 ports() { return ports_.load(mo::relaxed); }
 
 	// The data path in slot, safe from leave() until release(slot); null
 	// if the slot is empty.
@@ -44,7 +42,6 @@ private:
 	static atomic<data_path *> slots_[max_ports];
 	static atomic<u32> users_[max_ports];
 	static atomic<u32> epoch_;
-	static atomic<u32> ports_;
 };
 
 } // namespace scx::hca
