@@ -26,6 +26,7 @@
 #include "softcx/driver.h"
 #include "softcx/hca.h"
 #include "device.h"
+#include "iommu.h"
 
 static int scx_info_show(struct seq_file *m, void *unused)
 {
@@ -106,6 +107,7 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 		   s.doorbells, s.passes, s.wqes, s.bytes, s.cqes, s.error_cqes, s.rnr_naks, s.retries,
 		   s.polls, s.poll_ns);
 	seq_printf(m, "peer_requests %llu\npeer_busy %llu\n", s.peer_requests, s.peer_busy);
+	seq_printf(m, "translation_faults %llu\n", s.translation_faults);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
 		   atomic64_read(&kdev->uar_emulated), atomic64_read(&kdev->uar_streams));
 	seq_printf(m, "uar_traps %lld\nuar_trap_ns %lld\nuar_rearms_by_writers %lld\nuar_rearms_by_thread %lld\n",
@@ -115,6 +117,19 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_dp);
+
+/* The function's IOMMU domain: what its hca may reach, and what it was refused. */
+static int scx_iommu_show(struct seq_file *m, void *unused)
+{
+	struct scx_kdev *kdev = m->private;
+	struct scx_dma_domain *d = &kdev->fn->dom;
+
+	seq_printf(m, "mappings %lld\nmapped_pages %lld\nrefused %lld\nbad_unmaps %lld\n",
+		   (s64)atomic64_read(&d->mappings), (s64)atomic64_read(&d->mapped_pages),
+		   (s64)atomic64_read(&d->refused), (s64)atomic64_read(&d->bad_unmaps));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scx_iommu);
 
 static int scx_inject_parse(struct scx_kdev *kdev, char *cmd)
 {
@@ -131,8 +146,19 @@ static int scx_inject_parse(struct scx_kdev *kdev, char *cmd)
 		scx_hca_set_link(kdev->hca, !strcmp(word, "up"));
 		return 0;
 	}
+	/* Driver bugs, for the IOMMU and translation checks: the next n MRs. */
+	if (sscanf(cmd, "mtt_hole %u", &n) == 1) {
+		atomic_set(&kdev->bug_mtt_hole, n);
+		return 0;
+	}
+	if (sscanf(cmd, "short_list %u", &n) == 1) {
+		atomic_set(&kdev->bug_short_list, n);
+		return 0;
+	}
 	if (!strcmp(strim(cmd), "clear")) {
 		scx_hca_fault_clear(kdev->hca);
+		atomic_set(&kdev->bug_mtt_hole, 0);
+		atomic_set(&kdev->bug_short_list, 0);
 		return 0;
 	}
 	return -EINVAL;
@@ -381,5 +407,6 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("nop", 0200, d, kdev, &scx_nop_fops);
 	debugfs_create_file("objects", 0444, d, kdev, &scx_objects_fops);
 	debugfs_create_file("dp", 0444, d, kdev, &scx_dp_fops);
+	debugfs_create_file("iommu", 0444, d, kdev, &scx_iommu_fops);
 	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

@@ -9,6 +9,7 @@
 #include <linux/debugfs.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
@@ -17,6 +18,7 @@
 #include "softcx/driver.h"
 #include "softcx/hca.h"
 #include "device.h"
+#include "iommu.h"
 #include "irq.h"
 
 static void scx_raise_irq(void *ctx, unsigned int vector)
@@ -45,14 +47,24 @@ static void scx_tasklet(struct tasklet_struct *t)
 	scx_drv_run_tasklet(ct->kdev->vectors[ct->eq + 1].drv, ct->eq);
 }
 
+/* The driver's rings, mailboxes and firmware pages: coherent DMA memory. */
 static void *scx_dma_alloc(void *ctx, size_t size, uint64_t *dma)
 {
-	return scx_env_dma_alloc(size, dma);
+	struct scx_kdev *kdev = ctx;
+	dma_addr_t addr;
+	void *cpu = dma_alloc_coherent(&kdev->fn->dev, size, &addr, GFP_KERNEL);
+
+	if (cpu)
+		*dma = addr;
+	return cpu;
 }
 
 static void scx_dma_free(void *ctx, void *cpu, size_t size, uint64_t dma)
 {
-	scx_env_dma_free(cpu, size, dma);
+	struct scx_kdev *kdev = ctx;
+
+	if (cpu)
+		dma_free_coherent(&kdev->fn->dev, size, cpu, dma);
 }
 
 static int scx_request_irq(void *ctx, unsigned int vector, const char *name, struct scx_drv *drv)
@@ -250,11 +262,17 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		kdev->tasklets[i].eq = i;
 	}
 
+	kdev->fn = scx_fn_create(kdev->name);
+	if (IS_ERR(kdev->fn)) {
+		err = PTR_ERR(kdev->fn);
+		goto err_free;
+	}
 	kdev->irqs = scx_irqs_create(kdev->name, kdev->num_vectors);
 	if (!kdev->irqs) {
 		err = -ENOMEM;
-		goto err_free;
+		goto err_fn;
 	}
+	hp.dma_domain = &kdev->fn->dom;
 	hp.num_vectors = kdev->num_vectors;
 	hp.ctx = kdev;
 	hp.raise_irq = scx_raise_irq;
@@ -306,6 +324,8 @@ err_hca:
 	scx_hca_destroy(kdev->hca);
 err_irqs:
 	scx_irqs_destroy(kdev->irqs);
+err_fn:
+	scx_fn_destroy(kdev->fn);
 err_free:
 	for (i = 0; i < kdev->num_vectors - 1; i++)
 		tasklet_kill(&kdev->tasklets[i].t);
@@ -327,6 +347,7 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 		tasklet_kill(&kdev->tasklets[i].t);
 	scx_hca_destroy(kdev->hca);
 	scx_irqs_destroy(kdev->irqs);
+	scx_fn_destroy(kdev->fn);
 	pr_info("%s: removed\n", kdev->name);
 	kfree(kdev);
 }

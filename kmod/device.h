@@ -9,6 +9,7 @@
 struct scx_hca;
 struct scx_drv;
 struct scx_irqs;
+struct scx_fn;
 struct dentry;
 
 #define SCX_MAX_VECTORS 16
@@ -62,6 +63,7 @@ struct scx_kdev {
 	struct list_head node;
 	char name[32];
 	unsigned int num_vectors;
+	struct scx_fn *fn;	/* its device: parent, DMA device, IOMMU domain */
 	struct scx_irqs *irqs;
 	struct scx_hca *hca;
 	struct scx_drv *drv;
@@ -81,6 +83,9 @@ struct scx_kdev {
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	void *port_event_ctx;
 	atomic_t objs[SCX_OBJ_MAX];
+	/* Driver-bug switches (debugfs inject): the next MRs get them */
+	atomic_t bug_mtt_hole;		/* the last MTT entry left 0 */
+	atomic_t bug_short_list;	/* one entry fewer than the region needs */
 	struct scx_vector vectors[SCX_MAX_VECTORS];
 	struct scx_comp_tasklet tasklets[SCX_MAX_VECTORS - 1];
 };

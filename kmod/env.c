@@ -38,8 +38,8 @@ void scx_env_free(void *ptr)
 }
 
 /*
- * Without an IOMMU a device addresses memory by its physical address; the hca
- * does the same, through the direct map.
+ * Memory the hca owns itself (its UAR pages): never mapped for DMA, so its
+ * address is physical; the hca keeps the pointer and needs no translation.
  */
 void *scx_env_dma_alloc(size_t size, uint64_t *dma)
 {
@@ -54,17 +54,6 @@ void scx_env_dma_free(void *cpu, size_t size, uint64_t dma)
 {
 	if (cpu)
 		free_pages_exact(cpu, PAGE_ALIGN(size));
-}
-
-void *scx_env_dma_to_cpu(uint64_t dma, size_t len)
-{
-	u64 last;
-
-	if (!len || check_add_overflow(dma, (u64)len - 1, &last))
-		return NULL;
-	if (!pfn_valid(PHYS_PFN(dma)) || !pfn_valid(PHYS_PFN(last)))
-		return NULL;
-	return phys_to_virt(dma);
 }
 
 struct scx_spinlock {

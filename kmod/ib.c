@@ -23,6 +23,7 @@
 
 #include "ib.h"
 #include "ib_priv.h"
+#include "iommu.h"
 
 static struct scx_ib_settings scx_settings;
 static LIST_HEAD(scx_ibdevs);
@@ -391,7 +392,9 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	err = ib_device_set_netdev(&sdev->ib, ndev, 1);
 	if (err)
 		goto err_kdev;
-	err = ib_register_device(&sdev->ib, name, NULL);
+	/* The function's device is the parent, and DMA goes through its IOMMU. */
+	sdev->ib.dev.parent = &sdev->kdev->fn->dev;
+	err = ib_register_device(&sdev->ib, name, &sdev->kdev->fn->dev);
 	if (err)
 		goto err_kdev;
 	mutex_lock(&scx_ibdevs_lock);

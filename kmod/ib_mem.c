@@ -13,9 +13,8 @@
 #include "ib_priv.h"
 
 /*
- * Bus addresses of a pinned user buffer in blocks of 1 << shift. Without a
- * DMA device the core hands out kernel virtual addresses; the hca, like a
- * device without an IOMMU, is given physical ones.
+ * Bus addresses (IOVAs of the function's IOMMU) of a pinned user buffer, in
+ * blocks of 1 << shift.
  */
 u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n)
 {
@@ -28,7 +27,7 @@ u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n)
 	if (!pages)
 		return NULL;
 	rdma_umem_for_each_dma_block(umem, &biter, 1UL << shift)
-		pages[i++] = virt_to_phys((void *)(uintptr_t)rdma_block_iter_dma_address(&biter));
+		pages[i++] = rdma_block_iter_dma_address(&biter);
 	return pages;
 }
 
@@ -85,6 +84,18 @@ int scx_pin_dbrec(struct ib_device *ib, u64 uaddr, struct ib_umem **umem, u64 *b
 	return 0;
 }
 
+/*
+ * The test switches that make this driver buggy on purpose (debugfs inject
+ * mtt_hole / short_list): the hca must refuse what such a table points at.
+ */
+static void scx_mr_driver_bugs(struct scx_kdev *kdev, u64 *pages, struct scx_mr_params *p)
+{
+	if (p->npages > 1 && atomic_add_unless(&kdev->bug_mtt_hole, -1, 0))
+		pages[p->npages - 1] = 0;
+	if (p->npages > 2 && atomic_add_unless(&kdev->bug_short_list, -1, 0))
+		p->nfilled = (p->npages - 1) & ~1u; /* whole octwords */
+}
+
 u32 scx_access(int acc)
 {
 	return (acc & IB_ACCESS_LOCAL_WRITE ? SCX_ACCESS_LOCAL_WRITE : 0) |
@@ -103,6 +114,7 @@ struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iov
 	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
 	struct scx_mr_params p = {};
 	struct scx_mr *mr;
+	u64 *pages;
 	u32 key;
 	int err;
 
@@ -124,13 +136,15 @@ struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iov
 	p.length = length;
 	p.page_shift = PAGE_SHIFT;
 	ib_umem_find_best_pgsz(mr->umem, PAGE_SIZE, iova); /* sets the umem's iova */
-	p.pages = scx_umem_pages(mr->umem, PAGE_SHIFT, &p.npages);
-	if (!p.pages) {
+	pages = scx_umem_pages(mr->umem, PAGE_SHIFT, &p.npages);
+	if (!pages) {
 		err = -ENOMEM;
 		goto err_umem;
 	}
+	scx_mr_driver_bugs(to_sdev(ibpd->device)->kdev, pages, &p);
+	p.pages = pages;
 	err = scx_verbs_create_mkey(to_drv(ibpd->device), &p, &key);
-	kvfree(p.pages);
+	kvfree(pages);
 	if (err)
 		goto err_umem;
 	mr->ibmr.lkey = key;

@@ -19,6 +19,7 @@
 #include "softcx.h"
 #include "device.h"
 #include "ib.h"
+#include "iommu.h"
 
 static unsigned int num_devices;
 module_param(num_devices, uint, 0444);
@@ -141,6 +142,9 @@ static int __init softcx_init(void)
 	unsigned int i;
 	int err;
 
+	err = scx_bus_init();
+	if (err)
+		return err;
 	scx_debugfs_dir = debugfs_create_dir(SOFTCX_DEBUGFS_DIR, NULL);
 	err = scx_ib_init(&ibs);
 	if (err)
@@ -161,6 +165,7 @@ err_devices:
 	scx_remove_all();
 err_debugfs:
 	debugfs_remove_recursive(scx_debugfs_dir);
+	scx_bus_exit();
 	return err;
 }
 
@@ -169,6 +174,7 @@ static void __exit softcx_exit(void)
 	scx_ib_exit();
 	scx_remove_all();
 	debugfs_remove_recursive(scx_debugfs_dir);
+	scx_bus_exit();
 	pr_info("unloaded\n");
 }
 

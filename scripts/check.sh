@@ -52,8 +52,27 @@ guest() {
 		shift
 	done
 	[ $# -gt 0 ] && shift && kargs=(-- "$@")
+	# SCX_PART_FAIL_DEMO=part: that part exits before its RESULT lines.
+	[ -n "${SCX_PART_FAIL_DEMO:-}" ] && [ ${#kargs[@]} -gt 0 ] && kargs+=("part_fail_demo=$SCX_PART_FAIL_DEMO")
 	tests/vm/run-guest.sh -l "$out/$name" "${opts[@]}" "$script" "${kargs[@]}" >"$out/$name.log" 2>&1 || rc=$?
 	count_results "$out/$name/results.log" "$name"
+	# Every part of the suite ran to its end, exit 0, with the RESULT names
+	# it declares (tests/vm/guest/<part>.expect).
+	local parts=() a
+	for a in "${kargs[@]}"; do
+		case $a in suite=*) IFS=, read -r -a parts <<<"${a#suite=}" ;; esac
+	done
+	# A kernel with kmemleak: suite.sh scans it as a last part of its own.
+	[ -n "${EXTRA_PARTS:-}" ] && parts+=($EXTRA_PARTS)
+	if [ ${#parts[@]} -gt 0 ]; then
+		local line
+		while read -r line; do
+			case $line in
+			"FAIL "*) line=${line#FAIL }; bad "$name/${line%% *}" "${line#* }" ;;
+			"parts: "*) echo "$name: $line" ;;
+			esac
+		done < <(tests/vm/check-results.sh "$out/$name/results.log" tests/vm/guest "${parts[@]}")
+	fi
 	if tests/vm/scan-log.sh "$out/$name/console.log" >>"$out/$name.log" 2>&1; then
 		ok "$name/kernel_log_clean"
 	else
@@ -89,6 +108,7 @@ if [ $host_rc != 0 ]; then
 	grep -a -E 'FAILED|ERROR|error:|runtime error' "$out/host.log" | head -30 | sed 's/^/    /'
 fi
 stage scan_log_selftest tests/vm/test-scan-log.sh
+stage check_results_selftest tests/vm/test-check-results.sh
 stage fuzz_replay make fuzz-replay
 stage kmod_style perl "$SOFTCX_CACHE_SRC/scripts/checkpatch.pl" --no-tree --terse --quiet \
 	-f kmod/*.c kmod/*.h kunit/*.c
@@ -112,7 +132,7 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
 		build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
-	guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
+	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
 		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,pyverbs vo_iter=100 wf_iter=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
@@ -134,6 +154,11 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 			"$out/kunit-$suite.parsed" || bad "kunit/$suite/parse" "kunit.py reported failure"
 	done < <(sed -nE 's/^KTAP-BEGIN ([a-z0-9_]+)\r?$/\1/p' "$out/testk/results.log" 2>/dev/null)
 	[ $n -gt 0 ] || bad kunit "no KTAP output"
+	# Every suite the sources define must have reported, not just some.
+	while read -r suite; do
+		[ -f "$out/kunit-$suite.ktap" ] && [ -s "$out/kunit-$suite.ktap" ] ||
+			bad "kunit/$suite/missing" "no KTAP document for a suite kunit/ defines"
+	done < <(sed -nE 's/^\s*\.name = "(softcx_[a-z0-9_]+)",$/\1/p' kunit/*.c | sort -u)
 fi
 
 echo

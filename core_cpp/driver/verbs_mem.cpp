@@ -57,9 +57,12 @@ int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, ui
 	namespace ci = prm::create_mkey_in;
 	if (!p->npages || p->page_shift < 12 || p->page_shift > 30)
 		return -int(errc::inval);
-	// Each 16-byte octword holds two 8-byte MTT entries.
+	// Each 16-byte octword holds two 8-byte MTT entries; the table has
+	// room for the region, the command fills what it is given.
 	u32 octwords = (p->npages + 1) / 2;
-	u32 inlen = ci::klm_pas_mtt.byte_off + octwords * 16;
+	u32 filled = p->nfilled && p->nfilled < p->npages ? p->nfilled : p->npages;
+	u32 actual = (filled + 1) / 2;
+	u32 inlen = ci::klm_pas_mtt.byte_off + actual * 16;
 	auto *in = static_cast<u8 *>(alloc_bytes(inlen));
 	if (!in)
 		return -int(errc::nomem);
@@ -77,9 +80,9 @@ int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, ui
 	prm::set(mkc, prm::mkc::len, p->length);
 	prm::set(mkc, prm::mkc::translations_octword_size, octwords);
 	prm::set(mkc, prm::mkc::log_page_size, p->page_shift);
-	prm::set(in, ci::translations_octword_actual_size, octwords);
+	prm::set(in, ci::translations_octword_actual_size, actual);
 	u8 *mtt = prm::at(in, ci::klm_pas_mtt);
-	for (u32 i = 0; i < p->npages; i++) {
+	for (u32 i = 0; i < filled; i++) {
 		u8 *e = mtt + i * prm::mtt::size_bytes;
 		prm::set(e, prm::mtt::ptag_63_32, p->pages[i] >> 32);
 		prm::set(e, prm::mtt::ptag_31_8, u32(p->pages[i]) >> (32 - prm::mtt::ptag_31_8.bits));

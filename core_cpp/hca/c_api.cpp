@@ -9,10 +9,14 @@ namespace {
 
 using namespace scx;
 
-// Without an IOMMU the device reaches whatever the env maps at a bus address.
+// The device reaches memory through its function's IOMMU domain.
 class env_dma final : public bus::dma_space {
 public:
-	void *map(u64 bus_addr, usize len) override { return scx_env_dma_to_cpu(bus_addr, len); }
+	explicit env_dma(scx_dma_domain *dom) : dom_(dom) {}
+	void *map(u64 bus_addr, usize len) override { return scx_env_dma_to_cpu(dom_, bus_addr, len); }
+
+private:
+	scx_dma_domain *dom_;
 };
 
 class callback_irq final : public bus::irq_sink {
@@ -50,7 +54,7 @@ hca::device_config config_from(const scx_hca_params &p)
 } // namespace
 
 struct scx_hca {
-	scx_hca(const scx_hca_params &p) : irq(p.raise_irq, p.ctx), dev(dma, irq, config_from(p)) {}
+	scx_hca(const scx_hca_params &p) : dma(p.dma_domain), irq(p.raise_irq, p.ctx), dev(dma, irq, config_from(p)) {}
 	env_dma dma;
 	callback_irq irq;
 	hca::device dev;
@@ -149,6 +153,7 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->poll_ns = d.poll_ns;
 	s->peer_requests = d.peer_requests;
 	s->peer_busy = d.peer_busy;
+	s->translation_faults = d.translation_faults;
 }
 
 int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)

@@ -75,7 +75,9 @@ void data_path::wake_poller()
 dp_stats data_path::stats()
 {
 	lock_guard g(lock_);
-	return stats_;
+	dp_stats s = stats_;
+	s.translation_faults = mem_.translation_faults();
+	return s;
 }
 
 u8 data_path::vendor_err(u8 syndrome)

@@ -63,6 +63,7 @@ struct dp_stats {
 	u64 poll_ns;     // time spent in poll()
 	u64 peer_requests; // requests answered by another port's responder
 	u64 peer_busy;     // ... put off because that port was busy
+	u64 translation_faults; // accesses past a key's MTT entries or refused by the IOMMU
 };
 
 // How often the poller looks after activity, and how far it backs off.

@@ -35,8 +35,15 @@ mem_fault mem_resolver::resolve(u32 key, u32 pd, u8 access, u64 va, u64 len, mem
 	seg->page_shift = m.log_page_size;
 	seg->base = m.start & ~((u64(1) << m.log_page_size) - 1);
 	seg->mtt = m.mtt;
+	seg->mtt_given = m.mtt_given;
 	if (!seg->pa && (m.log_page_size < 12 || m.log_page_size > 30))
 		return mem_fault::unmapped;
+	// The translation ends with the entries the key was given, whatever
+	// its capacity or length say: past them nothing is mapped.
+	if (!seg->pa && len && ((va + len - 1 - seg->base) >> seg->page_shift) >= seg->mtt_given) {
+		translation_faults_++;
+		return mem_fault::unmapped;
+	}
 	return mem_fault::none;
 }
 
@@ -72,8 +79,10 @@ u8 *mem_resolver::map(const mem_seg &s, u64 off, u32 want, u32 *n)
 	} else {
 		u64 rel = va - s.base;
 		u64 idx = rel >> s.page_shift;
-		if (idx >= s.mtt.count)
+		if (idx >= s.mtt_given) {
+			translation_faults_++;
 			return nullptr;
+		}
 		u64 psz = u64(1) << s.page_shift;
 		u64 in_page = psz - (rel & (psz - 1));
 		if (want > in_page)
@@ -82,6 +91,8 @@ u8 *mem_resolver::map(const mem_seg &s, u64 off, u32 want, u32 *n)
 		bus = (pages_->list_get(s.mtt, u32(idx)) & ~u64(0xff)) + (rel & (psz - 1));
 	}
 	u8 *p = static_cast<u8 *>(dma_->map(bus, want));
+	if (!p)
+		translation_faults_++;
 	*n = want;
 	return p;
 }

@@ -23,6 +23,7 @@ struct mem_seg {
 	u16 pad;
 	u64 base;        // address of translation entry 0's first byte
 	fw_list mtt;
+	u32 mtt_given; // entries written: past them nothing translates
 };
 
 // A scatter/gather list after its keys were checked.
@@ -63,7 +64,12 @@ public:
 	// translation tables): a peer port's requester.
 	bool copy(const sg_list &dst, u64 dst_off, mem_resolver &src_mem, const sg_list &src, u64 src_off, u64 len);
 
+	// Accesses that found no translation: past the key's MTT entries, or
+	// refused by the IOMMU.
+	u64 translation_faults() const { return translation_faults_; }
+
 private:
+	u64 translation_faults_ = 0;
 	bus::dma_space *dma_ = nullptr;
 	fw_pages *pages_ = nullptr;
 	mkey_table *mkeys_ = nullptr;

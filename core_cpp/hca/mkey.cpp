@@ -107,6 +107,7 @@ void mkey_table::create(cmd_ctx &c)
 	m->start = start;
 	m->len = len;
 	m->octwords = octwords;
+	m->mtt_given = actual * 2;
 
 	result<u32> idx = errc::nospc;
 	{
@@ -181,7 +182,7 @@ void mkey_table::query(cmd_ctx &c)
 	prm::set(mkc, prm::mkc::translations_octword_size, m->octwords);
 	prm::set(mkc, prm::mkc::log_page_size, m->log_page_size);
 	// The first four MTT entries follow, when the output has room.
-	for (u32 i = 0; i < 4 && i < m->mtt.count; i++) {
+	for (u32 i = 0; i < 4 && i < m->mtt_given; i++) {
 		if (out::bsf0_klm0_pas_mtt0_1.byte_off + (i + 1) * 8 > c.outlen)
 			break;
 		store_be<u64>(prm::at(c.out, out::bsf0_klm0_pas_mtt0_1) + i * 8, pages_->list_get(m->mtt, i));
@@ -202,7 +203,8 @@ bool mkey_table::mtt(u32 key, u32 i, u64 *entry)
 {
 	lock_guard g(lock_);
 	mkey_ctx *m = table_.get(key >> 8);
-	if (!m || m->key_7_0 != (key & 0xff) || i >= m->mtt.count)
+	// An entry never written is no translation, whatever the capacity.
+	if (!m || m->key_7_0 != (key & 0xff) || i >= m->mtt_given)
 		return false;
 	*entry = pages_->list_get(m->mtt, i);
 	return true;

@@ -30,6 +30,7 @@ struct mkey_ctx {
 	u64 len;
 	u32 octwords;    // translations_octword_size: MTT capacity / 2
 	fw_list mtt;     // capacity entries, as given (address | rd/wr bits)
+	u32 mtt_given;   // entries the command filled in: translation ends there
 	// A memory window (KLM mode, UMR-enabled): bound, it maps
 	// [start, start+len) onto klm_key at klm_addr.
 	u32 klm_key;

@@ -198,7 +198,7 @@ struct reader {
 
 class env_dma final : public bus::dma_space {
 public:
-	void *map(u64 bus_addr, usize len) override { return scx_env_dma_to_cpu(bus_addr, len); }
+	void *map(u64 bus_addr, usize len) override { return scx_env_dma_to_cpu(nullptr, bus_addr, len); }
 };
 
 class count_irq final : public bus::irq_sink {

@@ -409,7 +409,11 @@ protected:
 	// len bytes registered at an IOVA unrelated to the host address,
 	// starting page_off bytes into its first page; guard bytes on both
 	// sides, inside the same pages, are not part of it.
-	mr_t &make_mr(size_t len, u32 access, u32 page_off = 0)
+	// A driver bug on purpose: the last MTT entry left 0 (mtt_hole), or
+	// the table filled short of the region (short_list: whole octwords,
+	// the last page or two missing).
+	enum class mtt_bug { none, mtt_hole, short_list };
+	mr_t &make_mr(size_t len, u32 access, u32 page_off = 0, mtt_bug bug = mtt_bug::none)
 	{
 		mrs_.push_back(std::make_unique<mr_t>());
 		mr_t &m = *mrs_.back();
@@ -428,6 +432,10 @@ protected:
 		p.iova = m.iova;
 		p.length = len;
 		p.page_shift = 12;
+		if (bug == mtt_bug::mtt_hole)
+			pages.back() = 0;
+		if (bug == mtt_bug::short_list)
+			p.nfilled = u32(pages.size() - 1) & ~1u;
 		p.npages = u32(pages.size());
 		p.pages = pages.data();
 		EXPECT_EQ(again([&] { return scx_verbs_create_mkey(drv, &p, &m.key); }), 0);

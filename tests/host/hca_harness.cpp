@@ -62,7 +62,7 @@ __attribute__((no_sanitize("vptr"))) void bar_write64(hca::device &dev, u32 off,
 	dev.bar0().write64(off, v);
 }
 
-void *env_dma::map(u64 bus_addr, usize len) { return scx_env_dma_to_cpu(bus_addr, len); }
+void *env_dma::map(u64 bus_addr, usize len) { return scx_env_dma_to_cpu(nullptr, bus_addr, len); }
 
 void counting_irq::raise(u32 vector)
 {

@@ -26,6 +26,7 @@ thread_local int t_locks_held = 0;
 
 std::mutex g_dma_mu;
 std::map<uintptr_t, size_t> g_dma; // start -> length
+std::atomic<unsigned long> g_dma_refused;
 
 using clock_type = std::chrono::steady_clock;
 
@@ -40,6 +41,11 @@ void note_sleep()
 } // namespace
 
 namespace host_env {
+
+unsigned long dma_refused()
+{
+	return g_dma_refused.load();
+}
 
 void dma_register(const void *p, size_t len)
 {
@@ -122,15 +128,19 @@ void scx_env_dma_free(void *cpu, size_t, uint64_t)
 	std::free(cpu);
 }
 
-void *scx_env_dma_to_cpu(uint64_t dma, size_t len)
+void *scx_env_dma_to_cpu(struct scx_dma_domain *, uint64_t dma, size_t len)
 {
 	std::lock_guard<std::mutex> g(g_dma_mu);
 	auto it = g_dma.upper_bound(dma);
-	if (it == g_dma.begin() || !len)
+	if (it == g_dma.begin() || !len) {
+		g_dma_refused++;
 		return nullptr;
+	}
 	--it;
-	if (dma + len < dma || dma + len > it->first + it->second)
+	if (dma + len < dma || dma + len > it->first + it->second) {
+		g_dma_refused++;
 		return nullptr;
+	}
 	return reinterpret_cast<void *>(dma);
 }
 

@@ -14,6 +14,8 @@ namespace host_env {
 // scx_env_dma_to_cpu, like an IOMMU fault.
 void dma_register(const void *p, size_t len);
 void dma_unregister(const void *p);
+// Device accesses refused so far (the kernel env's IOMMU counter).
+unsigned long dma_refused();
 
 // Counts of broken-invariant reports (scx_env_bug) and of sleeps attempted
 // while holding a spinlock; tests assert both stay zero.

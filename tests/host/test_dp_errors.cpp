@@ -392,3 +392,73 @@ TEST_F(DpErrors, UcDropsWhatTheResponderCannotTake)
 	EXPECT_EQ(std::memcmp(dst.cpu(), two, sizeof(two)), 0);
 	EXPECT_EQ(std::memcmp(dst.cpu() + 100, one, sizeof(one)), 0);
 }
+
+// A driver that left an MTT entry unwritten (0): the data path follows it
+// to bus address 0, which nobody mapped for the device, and the IOMMU
+// refuses it. The READ fails with REM_ACCESS, one refusal per access, and
+// nothing around either buffer changes. The pages before the hole work.
+TEST_F(DpErrors, ReadThroughAnUnwrittenMttEntryIsRefusedByTheIommu)
+{
+	mr_t &src = make_mr(3 * 4096, SCX_ACCESS_REMOTE_READ, 0, mtt_bug::mtt_hole);
+	fill(src.cpu(), src.len, 7);
+	for (int round = 0; round < 3; round++) {
+		pair_t p = pair();
+		mr_t &dst = make_mr(256, SCX_ACCESS_LOCAL_WRITE);
+		wqe_b ok;
+		ok.raddr(src.va(100), src.key).data(dst.va(), 64, dst.key);
+		post_send(*p.a, op::rdma_read, ok);
+		pump();
+		auto good = drain(*p.as);
+		ASSERT_EQ(good.size(), 1u);
+		EXPECT_EQ(good[0].opcode(), cqe_op::req);
+		EXPECT_EQ(std::memcmp(dst.cpu(), src.cpu() + 100, 64), 0);
+
+		unsigned long refused = host_env::dma_refused();
+		wqe_b bad;
+		bad.raddr(src.va(2 * 4096 + 8), src.key).data(dst.va(64), 64, dst.key);
+		post_send(*p.a, op::rdma_read, bad);
+		pump();
+		auto req = drain(*p.as);
+		ASSERT_EQ(req.size(), 1u);
+		expect_err(req[0], cqe_op::req_err, synd::rem_access, 0x88, p.a->qpn, 1, p.a->uidx);
+		EXPECT_EQ(host_env::dma_refused() - refused, 1u) << "round " << round;
+		EXPECT_EQ(dst.cpu()[64], guard_byte); // the unmapped page's bytes never came
+		EXPECT_EQ(state(*p.b), u32(SCX_QPS_ERR));
+		EXPECT_TRUE(guards_intact(dst));
+		EXPECT_TRUE(guards_intact(src));
+	}
+}
+
+// A table filled short of its region: the key's range covers the last
+// pages, its entries do not. The hca stops at the entries it was given
+// (a translation fault, REM_ACCESS) and never asks the IOMMU for them.
+TEST_F(DpErrors, ReadPastTheGivenMttEntriesIsATranslationFault)
+{
+	mr_t &src = make_mr(4 * 4096, SCX_ACCESS_REMOTE_READ, 0, mtt_bug::short_list);
+	fill(src.cpu(), src.len, 9);
+	pair_t p = pair();
+	mr_t &dst = make_mr(256, SCX_ACCESS_LOCAL_WRITE);
+	wqe_b ok;
+	ok.raddr(src.va(4096 + 8), src.key).data(dst.va(), 64, dst.key);
+	post_send(*p.a, op::rdma_read, ok);
+	pump();
+	auto good = drain(*p.as);
+	ASSERT_EQ(good.size(), 1u);
+	EXPECT_EQ(good[0].opcode(), cqe_op::req);
+	EXPECT_EQ(std::memcmp(dst.cpu(), src.cpu() + 4096 + 8, 64), 0);
+
+	unsigned long refused = host_env::dma_refused();
+	u64 faults = dp_stats().translation_faults;
+	wqe_b bad;
+	bad.raddr(src.va(3 * 4096), src.key).data(dst.va(64), 64, dst.key);
+	post_send(*p.a, op::rdma_read, bad);
+	pump();
+	auto req = drain(*p.as);
+	ASSERT_EQ(req.size(), 1u);
+	expect_err(req[0], cqe_op::req_err, synd::rem_access, 0x88, p.a->qpn, 1, p.a->uidx);
+	EXPECT_EQ(dp_stats().translation_faults - faults, 1u);
+	EXPECT_EQ(host_env::dma_refused(), refused);
+	EXPECT_EQ(dst.cpu()[64], guard_byte);
+	EXPECT_TRUE(guards_intact(dst));
+	EXPECT_TRUE(guards_intact(src));
+}

@@ -143,7 +143,7 @@ std::vector<uint8_t *> walk(uint64_t p, uint32_t len, uint8_t token, bool check_
 	std::vector<uint8_t *> blocks;
 	uint32_t n = prm::cmdq::blocks_for(len);
 	for (uint32_t i = 0; i < n; i++) {
-		auto *b = static_cast<uint8_t *>(scx_env_dma_to_cpu(p, box::size_bytes));
+		auto *b = static_cast<uint8_t *>(scx_env_dma_to_cpu(nullptr, p, box::size_bytes));
 		if (!b || (p & 1023)) {
 			*err = prm::delivery_stat::in_ptr_align_err;
 			return {};
@@ -186,7 +186,7 @@ void max_into(std::atomic<unsigned> &m, unsigned v)
 
 void fake_fw::execute(uint32_t slot)
 {
-	auto *e = static_cast<uint8_t *>(scx_env_dma_to_cpu(cmdq_ + (uint64_t(slot) << log_stride), 64));
+	auto *e = static_cast<uint8_t *>(scx_env_dma_to_cpu(nullptr, cmdq_ + (uint64_t(slot) << log_stride), 64));
 	if (!e)
 		return;
 	uint8_t token = uint8_t(prm::get(e, ent::token));
@@ -285,7 +285,7 @@ void fake_fw::run_full(uint16_t op, std::vector<uint8_t> &in, std::vector<uint8_
 		if (mod == prm::manage_pages_op_mod::allocation_success) {
 			for (uint32_t i = 0; i < n; i++) {
 				uint64_t a = load_be<uint64_t>(prm::at(in.data(), prm::manage_pages_in::pas, i, 8));
-				if (!scx_env_dma_to_cpu(a, 4096)) {
+				if (!scx_env_dma_to_cpu(nullptr, a, 4096)) {
 					prm::set(o, prm::mbox_out::status, prm::cmd_stat::bad_param_err);
 					return;
 				}
@@ -402,7 +402,7 @@ bool fake_fw::post_eqe(uint8_t type, uint8_t sub_type, const uint8_t data[28], i
 		}
 		uint32_t idx = q->pi & (nent - 1);
 		uint64_t addr = q->pages[idx * 64 / 4096] + (idx * 64) % 4096;
-		auto *e = static_cast<uint8_t *>(scx_env_dma_to_cpu(addr, 64));
+		auto *e = static_cast<uint8_t *>(scx_env_dma_to_cpu(nullptr, addr, 64));
 		if (!e)
 			return false;
 		uint8_t img[64] = {};

@@ -79,10 +79,10 @@ TEST(HostEnv, DmaTranslationRefusesUnknownMemory)
 	uint64_t dma = 0;
 	void *p = scx_env_dma_alloc(8192, &dma);
 	ASSERT_NE(p, nullptr);
-	EXPECT_EQ(scx_env_dma_to_cpu(dma + 100, 16), static_cast<char *>(p) + 100);
-	EXPECT_EQ(scx_env_dma_to_cpu(dma + 8190, 16), nullptr);
+	EXPECT_EQ(scx_env_dma_to_cpu(nullptr, dma + 100, 16), static_cast<char *>(p) + 100);
+	EXPECT_EQ(scx_env_dma_to_cpu(nullptr, dma + 8190, 16), nullptr);
 	int local = 0;
-	EXPECT_EQ(scx_env_dma_to_cpu(reinterpret_cast<uintptr_t>(&local), 4), nullptr);
+	EXPECT_EQ(scx_env_dma_to_cpu(nullptr, reinterpret_cast<uintptr_t>(&local), 4), nullptr);
 	scx_env_dma_free(p, 8192, dma);
-	EXPECT_EQ(scx_env_dma_to_cpu(dma, 16), nullptr);
+	EXPECT_EQ(scx_env_dma_to_cpu(nullptr, dma, 16), nullptr);
 }

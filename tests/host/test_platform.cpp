@@ -44,7 +44,7 @@ void test_platform::free_irq(uint32_t vector)
 	v.cv.wait(g, [&v] { return !v.running; });
 }
 
-void *test_platform::map(uint64_t bus_addr, scx::usize len) { return scx_env_dma_to_cpu(bus_addr, len); }
+void *test_platform::map(uint64_t bus_addr, scx::usize len) { return scx_env_dma_to_cpu(nullptr, bus_addr, len); }
 
 void test_platform::raise(uint32_t vector)
 {

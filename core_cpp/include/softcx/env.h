@@ -26,12 +26,20 @@ void *scx_env_alloc(size_t size, unsigned int flags);
 void scx_env_free(void *ptr);
 
 /*
- * Device-visible memory: page aligned, zeroed. *dma is the bus address the
- * hca is given; only scx_env_dma_to_cpu() turns it back into a pointer.
+ * Memory the hca owns (its UAR pages): page aligned, zeroed; *dma is its
+ * address for mapping it to user space. The host env also uses it for the
+ * device-visible memory of tests.
  */
 void *scx_env_dma_alloc(size_t size, uint64_t *dma);
 void scx_env_dma_free(void *cpu, size_t size, uint64_t dma);
-void *scx_env_dma_to_cpu(uint64_t dma, size_t len);
+/*
+ * The IOMMU: what a function's device reaches at bus address dma, or NULL
+ * (refused, counted and logged once) when its driver mapped nothing there.
+ * `dom` is the function's domain (scx_hca_params.dma_domain); the host env
+ * has one for all and ignores it.
+ */
+struct scx_dma_domain;
+void *scx_env_dma_to_cpu(struct scx_dma_domain *dom, uint64_t dma, size_t len);
 
 /*
  * Spinlocks, usable from hardirq context (irqsave). Locks of one class share

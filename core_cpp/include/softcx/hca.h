@@ -3,7 +3,8 @@
  * The device side of a softcx function (core_cpp/hca) for the kernel shim:
  * create the software HCA, hand its BAR0 to the driver side, flip its link,
  * inject faults, read its counters. The hca reaches memory only by bus
- * address (scx_env_dma_to_cpu) and signals only by raising vectors.
+ * address, through its function's IOMMU domain (scx_env_dma_to_cpu), and
+ * signals only by raising vectors.
  */
 #ifndef SOFTCX_HCA_H
 #define SOFTCX_HCA_H
@@ -22,6 +23,7 @@ struct scx_hca_params {
 	uint8_t mac[6];           /* port MAC; all zero: the hca's default */
 	uint16_t mtu;             /* port MTU; 0: default */
 	bool link_down;           /* the port starts down */
+	struct scx_dma_domain *dma_domain; /* what the device may reach */
 	void *ctx;
 	/* Raise MSI-X `vector`; called from any context, must not sleep. */
 	void (*raise_irq)(void *ctx, unsigned int vector);
@@ -98,6 +100,7 @@ struct scx_hca_dp_stats {
 	uint64_t poll_ns;
 	uint64_t peer_requests; /* answered by another port on the fabric */
 	uint64_t peer_busy;     /* put off: that port was busy */
+	uint64_t translation_faults; /* past a key's MTT entries, or IOMMU-refused */
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
 

@@ -76,6 +76,8 @@ struct scx_mr_params {
 	uint32_t page_shift;  /* size of the pages in pages[] */
 	uint32_t npages;
 	const uint64_t *pages; /* bus addresses, page aligned, in iova order */
+	/* Entries given to the hca (0: all npages); fewer only to test it */
+	uint32_t nfilled;
 };
 /* *key is both lkey and rkey; it is never 0x100 (the list terminator). */
 int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, uint32_t *key);

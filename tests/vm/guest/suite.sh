@@ -2,16 +2,22 @@
 # In-guest: several test scripts in one boot — a boot of the KASAN test kernel
 # costs a minute under TCG, and a kmemleak scan half of one. The parts come
 # from the kernel command line (suite=a,b,c: tests/vm/guest/a.sh ...); each
-# runs in its own bash and reports its own RESULT lines. kmemleak is scanned
-# once, after the last part.
+# runs in its own bash and reports its own RESULT lines between PART-BEGIN
+# and PART-END markers (with its exit status). kmemleak is scanned once,
+# after the last part.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 here=${BASH_SOURCE%/*}
 [ -f "$here/softcx-load.sh" ] || here=/harness/extra
 
-parts=
+parts= fail_demo=
 for arg in $(</proc/cmdline); do
-	case $arg in suite=*) parts=${arg#suite=} ;; esac
+	case $arg in
+	suite=*) parts=${arg#suite=} ;;
+	# A part broken on purpose (make check SCX_PART_FAIL_DEMO=name): it
+	# exits before its first RESULT line, which the host must catch.
+	part_fail_demo=*) fail_demo=${arg#part_fail_demo=} ;;
+	esac
 done
 [ -n "$parts" ] || { result suite FAIL "no suite= on the kernel command line"; finish; exit 1; }
 
@@ -23,11 +29,24 @@ for p in ${parts//,/ }; do
 		result "suite_$p" FAIL "no such part"
 		continue
 	fi
-	bash "$here/$p.sh"
+	# The host checks each part's markers, exit status and RESULT names
+	# (tests/vm/check-results.sh, tests/vm/guest/<part>.expect).
+	echo "PART-BEGIN $p" >"$RESULTS_PORT"
+	rc=0
+	if [ "$p" = "$fail_demo" ]; then
+		bash -c 'echo "part $0 broken on purpose" >&2; exit 9' "$p" || rc=$?
+	else
+		bash "$here/$p.sh" || rc=$?
+	fi
+	echo "PART-END $p $rc" >"$RESULTS_PORT"
 	# Each part ends with its modules unloaded; make sure for the next one.
 	rmmod softcx_kunit 2>/dev/null
 	rmmod softcx 2>/dev/null
 done
 unset SCX_SUITE
-kmemleak_check suite
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo "PART-BEGIN kmemleak" >"$RESULTS_PORT"
+	kmemleak_check suite
+	echo "PART-END kmemleak $?" >"$RESULTS_PORT"
+fi
 finish

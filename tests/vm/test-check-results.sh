@@ -1,0 +1,54 @@
+#!/bin/bash
+# Host unit test of check-results.sh: a complete run passes; a part that
+# exits before its RESULT lines, one that fails its exit status, one the
+# guest never finished, one never started and one with a declared name
+# missing each fail, and are named.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/exp"
+printf '# comment\nalpha\nbeta\n\n' >"$tmp/exp/one.expect"
+printf 'gamma\n' >"$tmp/exp/two.expect"
+
+good() {
+	sed 's/$/\r/' <<'EOF'
+PART-BEGIN one
+RESULT alpha PASS
+RESULT beta FAIL something
+PART-END one 0
+PART-BEGIN two
+RESULT gamma PASS 3 ok
+PART-END two 0
+EOF
+}
+
+expect() { # expect WANT(0|1) PATTERN LOG: exit status and a FAIL line matching
+	local rc=0 out
+	out=$("$here/check-results.sh" "$3" "$tmp/exp" one two) || rc=$?
+	if [ "$1" = 0 ] && [ $rc = 0 ]; then return 0; fi
+	if [ "$1" = 1 ] && [ $rc = 1 ] && grep -q "$2" <<<"$out"; then return 0; fi
+	echo "check-results on $3: status $rc, wanted $1 with '$2':"
+	echo "$out"
+	exit 1
+}
+
+good >"$tmp/good.log"
+expect 0 '' "$tmp/good.log"
+# A part that died before its RESULT lines (exit status 1).
+good | sed '/alpha\|beta/d; s/^PART-END one 0/PART-END one 1/' >"$tmp/early.log"
+expect 1 'FAIL one/alpha missing' "$tmp/early.log"
+expect 1 'FAIL one/exit status 1' "$tmp/early.log"
+# All names there, but the part's script failed.
+good | sed 's/^PART-END two 0/PART-END two 2/' >"$tmp/status.log"
+expect 1 'FAIL two/exit status 2' "$tmp/status.log"
+# The guest stopped inside part two.
+good | sed '/^PART-END two/d' >"$tmp/crash.log"
+expect 1 'FAIL two/finished' "$tmp/crash.log"
+# Part two never started.
+good | sed '/two\|gamma/d' >"$tmp/never.log"
+expect 1 'FAIL two/started' "$tmp/never.log"
+# A name from another part does not count for this one.
+good | sed '/RESULT gamma/d; s/^RESULT alpha PASS/RESULT gamma PASS/' >"$tmp/moved.log"
+expect 1 'FAIL two/gamma missing' "$tmp/moved.log"
+echo "check-results.sh: all cases behave"
