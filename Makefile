@@ -176,16 +176,20 @@ fuzz-replay: $(FUZZ_BIN)
 
 # --- userspace verbs tests: libibverbs (+ mlx5dv), run in the guest ----------
 # tests/vm/guest/verbs-objects.sh runs build/verbs/verbs_objects on rxe and
-# softcx, tests/vm/guest/wqe-fuzz.sh build/verbs/wqe_fuzz on softcx; host and
+# softcx, tests/vm/guest/wqe-fuzz.sh build/verbs/wqe_fuzz on softcx,
+# tests/vm/guest/iommu.sh build/verbs/iommu_bug on softcx; host and
 # guest share Debian 12's rdma-core, so they are built here.
 VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests
-verbs-tests: $(VERBS_DIR)/verbs_objects $(VERBS_DIR)/wqe_fuzz
+verbs-tests: $(VERBS_DIR)/verbs_objects $(VERBS_DIR)/wqe_fuzz $(VERBS_DIR)/iommu_bug
 $(VERBS_DIR)/verbs_objects: tests/verbs/verbs_objects.c
 	@mkdir -p $(dir $@)
 	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5
 $(VERBS_DIR)/wqe_fuzz: tests/verbs/wqe_fuzz.c
 	@mkdir -p $(dir $@)
 	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5
+$(VERBS_DIR)/iommu_bug: tests/verbs/iommu_bug.c
+	@mkdir -p $(dir $@)
+	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs

@@ -120,6 +120,13 @@ static void scx_qp_event(void *ctx, u32 qpn, u8 event_type)
 	kdev->qp_event(kdev->port_event_ctx, qpn, event_type);
 }
 
+static void scx_srq_event(void *ctx, u32 srqn, u8 event_type)
+{
+	struct scx_kdev *kdev = ctx;
+
+	kdev->srq_event(kdev->port_event_ctx, srqn, event_type);
+}
+
 void scx_hca_link(struct scx_kdev *kdev, bool up)
 {
 	scx_hca_set_link(kdev->hca, up);
@@ -299,6 +306,8 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	kdev->port_event = p->port_event;
 	dp.qp_event = p->qp_event ? scx_qp_event : NULL;
 	kdev->qp_event = p->qp_event;
+	dp.srq_event = p->srq_event ? scx_srq_event : NULL;
+	kdev->srq_event = p->srq_event;
 	kdev->port_event_ctx = p->port_event_ctx;
 	err = scx_drv_init(&dp, &kdev->drv);
 	if (err) {

@@ -81,6 +81,7 @@ struct scx_kdev {
 	struct dentry *debugfs;
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
+	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
 	void *port_event_ctx;
 	atomic_t objs[SCX_OBJ_MAX];
 	/* Driver-bug switches (debugfs inject): the next MRs get them */
@@ -99,7 +100,9 @@ struct scx_kdev_params {
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	/* QP async events (hardirq; PRM event type); may be NULL. */
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
-	void *port_event_ctx;	/* ctx of both */
+	/* SRQ async events (hardirq; PRM event type); may be NULL. */
+	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
+	void *port_event_ctx;	/* ctx of all three */
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;

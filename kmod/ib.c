@@ -338,6 +338,34 @@ static void scx_qp_event(void *ctx, u32 qpn, u8 event_type)
 	xa_unlock_irqrestore(&sdev->qps, flags);
 }
 
+/* An SRQ's async event, hardirq: the limit reached, or a fatal error. */
+static void scx_srq_event(void *ctx, u32 srqn, u8 event_type)
+{
+	struct scx_ibdev *sdev = ctx;
+	struct ib_event ev = { .device = &sdev->ib };
+	unsigned long flags;
+	struct scx_srq *srq;
+
+	switch (event_type) {
+	case SCX_SRQ_EVENT_LIMIT:
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		break;
+	case SCX_SRQ_EVENT_CATAS:
+		ev.event = IB_EVENT_SRQ_ERR;
+		break;
+	default:
+		return;
+	}
+	/* Held across the call: destroy_srq erases the entry first. */
+	xa_lock_irqsave(&sdev->srqs, flags);
+	srq = xa_load(&sdev->srqs, srqn);
+	if (srq && srq->ibsrq.event_handler) {
+		ev.element.srq = &srq->ibsrq;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	xa_unlock_irqrestore(&sdev->srqs, flags);
+}
+
 static bool scx_netdev_link_up(struct net_device *ndev)
 {
 	return netif_running(ndev) && netif_carrier_ok(ndev);
@@ -362,6 +390,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&sdev->node);
 	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
 	scx_uar_rearm_init(sdev);
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
@@ -370,6 +399,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	p.link_up = scx_netdev_link_up(ndev);
 	p.port_event = scx_port_event;
 	p.qp_event = scx_qp_event;
+	p.srq_event = scx_srq_event;
 	p.port_event_ctx = sdev;
 	sdev->link_up = p.link_up;
 	sdev->kdev = scx_kdev_create(name, &p);

@@ -23,6 +23,7 @@ struct scx_ibdev {
 	struct list_head node;
 	bool link_up;
 	struct xarray qps;	/* qpn -> scx_qp, for async events (irq-safe lock) */
+	struct xarray srqs;	/* srqn -> scx_srq, the same for SRQs */
 	/* UAR doorbell traps waiting to be re-armed (ib_uar.c) */
 	spinlock_t rearm_lock;
 	struct list_head rearm_list;

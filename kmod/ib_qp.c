@@ -56,7 +56,11 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	    init->cap.max_send_sge > a.max_send_sge || init->cap.max_recv_sge > a.max_recv_sge ||
 	    init->cap.max_inline_data > a.max_send_sge * 16)
 		return -EINVAL;
-	if ((ucmd.buf_addr & ~PAGE_MASK) || ucmd.sq_wqe_count > a.max_qp_wr ||
+	/* The buffer may start inside its first page (libmlx5 aligns a
+	 * parent domain's QP buffer only to 1/64 of its size); the driver
+	 * refuses what the QPC's page_offset cannot say.
+	 */
+	if (ucmd.sq_wqe_count > a.max_qp_wr ||
 	    ucmd.rq_wqe_count > a.max_qp_wr ||
 	    /* No RQ of its own (SRQ, or none): libmlx5 leaves the shift 0. */
 	    (ucmd.rq_wqe_count && (ucmd.rq_wqe_shift < 4 ||
@@ -90,6 +94,7 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	p.rq_wqes = ucmd.rq_wqe_count;
 	p.rq_wqe_shift = ucmd.rq_wqe_shift;
 	p.page_shift = PAGE_SHIFT;
+	p.page_offset = ucmd.buf_addr & ~PAGE_MASK;
 	p.pages = scx_umem_pages(qp->umem, PAGE_SHIFT, &p.npages);
 	if (!p.pages) {
 		err = -ENOMEM;
@@ -303,7 +308,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
 	if (err)
 		return err;
-	if (ucmd.flags || (ucmd.buf_addr & ~PAGE_MASK))
+	if (ucmd.flags)
 		return -EINVAL;
 	err = scx_verbs_query_device(to_drv(ibsrq->device), &a);
 	if (err)
@@ -324,6 +329,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	p.log_size = ilog2(max);
 	p.wqe_shift = ilog2(desc);
 	p.page_shift = PAGE_SHIFT;
+	p.page_offset = ucmd.buf_addr & ~PAGE_MASK;
 	p.pages = scx_umem_pages(srq->umem, PAGE_SHIFT, &p.npages);
 	if (!p.pages) {
 		err = -ENOMEM;
@@ -347,6 +353,10 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_srq;
+	/* Async events (the limit) find the SRQ from here on. */
+	err = xa_insert_irq(&to_sdev(ibsrq->device)->srqs, srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_srq;
 	scx_obj_inc(ibsrq->device, SCX_OBJ_SRQ);
 	return 0;
 
@@ -367,6 +377,7 @@ int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	err = scx_verbs_destroy_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num);
 	if (err)
 		return err;
+	xa_erase_irq(&to_sdev(ibsrq->device)->srqs, ibsrq->ext.xrc.srq_num);
 	ib_umem_release(srq->db_umem);
 	ib_umem_release(srq->umem);
 	scx_obj_dec(ibsrq->device, SCX_OBJ_SRQ);

@@ -24,6 +24,10 @@
 #include "softcx/env.h"
 #include "iommu.h"
 
+#ifndef CONFIG_DMA_OPS
+#error "softcx needs CONFIG_DMA_OPS: its IOMMU is a device's dma_map_ops"
+#endif
+
 /* IOVAs start at 1 TiB: no physical address or zero-filled entry is one. */
 #define SCX_IOVA_FIRST_PFN (1ULL << (40 - PAGE_SHIFT))
 #define SCX_ORDER_BITS 6

@@ -119,10 +119,11 @@ stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" build/verbs/verbs_objects build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-stock/"
+	cp "$ko" build/verbs/verbs_objects build/verbs/wqe_fuzz build/verbs/iommu_bug tests/vm/guest/* \
+		"$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
-		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,pyverbs
+		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,pyverbs
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -130,10 +131,10 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
 	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
-		build/verbs/wqe_fuzz tests/vm/guest/* "$out/overlay-testk/"
+		build/verbs/wqe_fuzz build/verbs/iommu_bug tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,pyverbs vo_iter=100 wf_iter=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,pyverbs vo_iter=100 wf_iter=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do
@@ -162,6 +163,10 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 fi
 
 echo
+# Results that needed a retry (common.sh's RETRY_NOTE), passed or not.
+retried=$(cat "$out"/*/results.log 2>/dev/null | grep -a -c '^RESULT .*\[RETRIED=')
+echo "retried: $retried results needed a retry (each says why in its line)"
+grep -a -h '^RESULT .*\[RETRIED=' "$out"/*/results.log 2>/dev/null | tr -d '\r' | sed 's/^RESULT /    /'
 if [ $failed -gt 0 ]; then
 	echo "failed: ${failures[*]}"
 fi

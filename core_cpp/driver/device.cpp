@@ -20,6 +20,7 @@ static_assert(SCX_QP_EVENT_PATH_MIG == et::path_mig && SCX_QP_EVENT_COMM_EST == 
 	      SCX_QP_EVENT_SQ_DRAINED == et::sq_drained && SCX_QP_EVENT_FATAL == et::wq_catas_error &&
 	      SCX_QP_EVENT_PATH_MIG_FAILED == et::path_mig_failed && SCX_QP_EVENT_REQ_ERR == et::wq_inval_req_error &&
 	      SCX_QP_EVENT_ACCESS_ERR == et::wq_access_error && SCX_QP_EVENT_LAST_WQE_REACHED == et::srq_last_wqe);
+static_assert(SCX_SRQ_EVENT_CATAS == et::srq_catas_error && SCX_SRQ_EVENT_LIMIT == et::srq_rq_limit);
 
 // The async EQ carries everything but completions (eq.c's async, command
 // and pages EQs in one).
@@ -339,6 +340,12 @@ void device::eq_event(eq &q, const u8 *e)
 		}
 		if (cfg_.qp_event)
 			cfg_.qp_event(cfg_.ctx, u32(prm::get(d, prm::eqe_qp_srq::number)), type);
+		return;
+	case et::srq_catas_error:
+	case et::srq_rq_limit:
+		// The SRQ number alone names it (mlx5_core reads no type here).
+		if (cfg_.srq_event)
+			cfg_.srq_event(cfg_.ctx, u32(prm::get(d, prm::eqe_qp_srq::number)), type);
 		return;
 	case et::cq_error: {
 		u32 cqn = u32(prm::get(d, prm::cq_error::cqn));

@@ -30,6 +30,7 @@ struct device_config {
 	// PORT_CHANGE (hardirq).
 	void (*port_event)(void *ctx, u8 port, u8 sub_type) = nullptr;
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type) = nullptr;
+	void (*srq_event)(void *ctx, u32 srqn, u8 event_type) = nullptr;
 	// Any other async event (QP/SRQ/WQ errors...; hardirq). data: eqe::event_data.
 	void (*async_event)(void *ctx, u8 type, u8 sub_type, const u8 *data) = nullptr;
 };

@@ -130,6 +130,17 @@ status modify_in_place(driver::device &dev, u16 opcode, u32 qpn, const scx_qp_at
 	return qc::modify_qp(dev.cmd(), opcode, qpn, opt, qpc);
 }
 
+// A buffer's start within its first page, in the 64ths of a page the QPC
+// and SRQC count (mlx5's page_offset quanta); false if it is not on one.
+bool page_offset_quanta(u32 bytes, u32 page_shift, u32 *quanta)
+{
+	u32 quantum = u32(1) << (page_shift - 6);
+	if (bytes >= (u32(1) << page_shift) || bytes % quantum)
+		return false;
+	*quanta = bytes / quantum;
+	return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -164,6 +175,8 @@ int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *
 	q.buf.pas = p->pages;
 	q.buf.npas = p->npages;
 	q.buf.log_page_size = p->page_shift - 12;
+	if (!page_offset_quanta(p->page_offset, p->page_shift, &q.buf.page_offset))
+		return -int(errc::inval);
 	result<u32> n = qc::create_qp(drv->dev.cmd(), q);
 	if (!n)
 		return n.error().to_errno();
@@ -253,6 +266,8 @@ int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params
 	q.buf.pas = p->pages;
 	q.buf.npas = p->npages;
 	q.buf.log_page_size = p->page_shift - 12;
+	if (!page_offset_quanta(p->page_offset, p->page_shift, &q.buf.page_offset))
+		return -int(errc::inval);
 	result<u32> n = qc::create_srq(drv->dev.cmd(), q);
 	if (!n)
 		return n.error().to_errno();

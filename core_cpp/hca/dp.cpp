@@ -384,6 +384,13 @@ void data_path::qp_event(qp_runtime &rt, u8 type)
 	d_.eqs->post_event(type, 0, data);
 }
 
+void data_path::srq_event(u32 srqn, u8 type)
+{
+	u8 data[prm::eqe::event_data.size] = {};
+	prm::set(data, prm::eqe_qp_srq::number, srqn);
+	d_.eqs->post_event(type, 0, data);
+}
+
 void data_path::flush(qp_runtime &rt)
 {
 	u32 v;

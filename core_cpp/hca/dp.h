@@ -63,7 +63,7 @@ struct dp_stats {
 	u64 poll_ns;     // time spent in poll()
 	u64 peer_requests; // requests answered by another port's responder
 	u64 peer_busy;     // ... put off because that port was busy
-	u64 translation_faults; // accesses past a key's MTT entries or refused by the IOMMU
+	u64 translation_faults; // accesses past the MTT entries a key was given
 };
 
 // How often the poller looks after activity, and how far it backs off.
@@ -164,6 +164,7 @@ private:
 	bool fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unreadable);
 	bool flush_due();
 	void qp_event(qp_runtime &rt, u8 type);
+	void srq_event(u32 srqn, u8 type);
 	outcome execute(qp_runtime &rt, const u8 *w, u32 ds, u64 now);
 	outcome finish_rc(qp_runtime &rt, answer a, u64 now, u8 min_rnr);
 	// The requester side: finds the responder's port, *min_rnr is its

@@ -64,8 +64,8 @@ public:
 	// translation tables): a peer port's requester.
 	bool copy(const sg_list &dst, u64 dst_off, mem_resolver &src_mem, const sg_list &src, u64 src_off, u64 len);
 
-	// Accesses that found no translation: past the key's MTT entries, or
-	// refused by the IOMMU.
+	// Accesses past the MTT entries a key was given (the IOMMU counts
+	// what it refuses itself).
 	u64 translation_faults() const { return translation_faults_; }
 
 private:

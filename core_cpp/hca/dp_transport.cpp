@@ -333,10 +333,15 @@ data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
 	}
 
 	const bool rc = rq.st == qst::rc;
-	// Responder errors RC reports by NAK move the responder to error.
+	// Responder errors RC reports by NAK move the responder to error; no
+	// CQE tells its owner, so an affiliated event does (IB's Local Access
+	// Violation / Invalid Request Local Work Queue errors).
 	auto nak = [&](answer a) {
-		if (rc)
+		if (rc) {
 			enter_err(*dst);
+			qp_event(*dst, a == answer::access ? prm::event_type::wq_access_error :
+							     prm::event_type::wq_inval_req_error);
+		}
 		return a;
 	};
 	switch (rq.op) {
@@ -493,9 +498,9 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 	u32 stride_shift, base_off = 0;
 	u64 off;
 	srq_runtime *srq = nullptr;
+	u32 cnt = 0;
 	if (dst.rq_type == prm::qp_rq_type::srq) {
 		srq = d_.srqs->dp_get(dst.srqn);
-		u32 cnt;
 		if (!srq || !read_dbr(srq->dbr_addr, prm::srq_dbrec::counter.byte_off, &cnt))
 			return false;
 		u32 avail = cnt - srq->consumed;
@@ -537,6 +542,13 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 		readable = unit(0, seg);
 		srq->head = readable ? u16(prm::get(seg, prm::wqe_srq_next_seg::next_wqe_index)) : srq->head;
 		srq->consumed++;
+		// Fewer WQEs left than the armed limit: one event, then disarmed
+		// until the next ARM_RQ.
+		if (srq->limit_armed && cnt - srq->consumed < srq->lwm) {
+			srq->limit_armed = 0;
+			srq->lwm = 0;
+			srq_event(srq->srqn, prm::event_type::srq_rq_limit);
+		}
 	} else {
 		dst.rq_ci++;
 	}

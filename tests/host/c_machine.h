@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -50,8 +51,40 @@ void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hc
 	dp.schedule_tasklet = M::schedule_tasklet;
 	dp.num_comp_eqs = 2;
 	dp.cmd_timeout_ms = cmd_timeout_ms;
+	if constexpr (requires { &M::qp_event; })
+		dp.qp_event = M::qp_event;
+	if constexpr (requires { &M::srq_event; })
+		dp.srq_event = M::srq_event;
 	ASSERT_EQ(scx_drv_init(&dp, drv), 0);
 }
+
+// Async events as the driver passes them on (hardirq in the kernel).
+struct async_ev {
+	bool srq;      // an SRQ's event, else a QP's
+	uint32_t num;  // its QPN / SRQN
+	uint8_t type;  // the PRM event type
+};
+class async_log {
+public:
+	void add(bool srq, uint32_t num, uint8_t type)
+	{
+		std::lock_guard<std::mutex> g(mu_);
+		evs_.push_back({srq, num, type});
+	}
+	// How many events of this kind arrived so far.
+	int count(bool srq, uint32_t num, uint8_t type)
+	{
+		std::lock_guard<std::mutex> g(mu_);
+		int n = 0;
+		for (auto &e : evs_)
+			n += e.srq == srq && e.num == num && e.type == type;
+		return n;
+	}
+
+private:
+	std::mutex mu_;
+	std::vector<async_ev> evs_;
+};
 
 class CMachine : public ::testing::Test {
 	template <typename M> friend void c_function_up(M *, const char *, unsigned, scx_hca **, scx_drv **);
@@ -79,6 +112,11 @@ protected:
 	}
 
 	static void raise(void *ctx, unsigned vec) { static_cast<CMachine *>(ctx)->plat.raise(vec); }
+	static void qp_event(void *ctx, uint32_t qpn, uint8_t type) { static_cast<CMachine *>(ctx)->events.add(false, qpn, type); }
+	static void srq_event(void *ctx, uint32_t srqn, uint8_t type)
+	{
+		static_cast<CMachine *>(ctx)->events.add(true, srqn, type);
+	}
 	static void *dma_alloc(void *ctx, size_t size, uint64_t *dma)
 	{
 		return static_cast<CMachine *>(ctx)->plat.dma_alloc(size, dma);
@@ -125,6 +163,7 @@ protected:
 	std::vector<freed> quarantined_;
 
 	test_platform plat;
+	async_log events;
 	scx_hca *hca = nullptr;
 	scx_drv *drv = nullptr;
 	std::atomic<scx_drv *> drv_seen{nullptr};

@@ -133,6 +133,7 @@ struct qp_t {
 	u8 *buf = nullptr;
 	u32 sq_bbs = 0, rq_wqes = 0, rq_shift = 0;
 	u8 *dbr = nullptr;
+	u32 buf_off = 0; // where buf starts in its first page
 	u16 sq_pi = 0, rq_pi = 0;
 	bool alive = false;
 	u8 *sq() const { return buf + (size_t(rq_wqes) << rq_shift); }
@@ -405,6 +406,48 @@ protected:
 		}
 	}
 
+	// --- shared receive queues ---------------------------------------------
+	// 2^log_size WQEs of 2^shift bytes in one page, receiving into cq.
+	srq_t &make_srq(const cq_t &cq, u32 log_size = 3, u32 shift = 6)
+	{
+		srqs_.push_back(std::make_unique<srq_t>());
+		srq_t &s = *srqs_.back();
+		s.shift = shift;
+		s.buf = mem(size_t(1) << (log_size + shift));
+		s.dbr = mem(64);
+		u64 page = bus_of(s.buf);
+		scx_srq_create_params sp{};
+		sp.pdn = pd;
+		sp.cqn = cq.cqn;
+		sp.log_size = log_size;
+		sp.wqe_shift = shift;
+		sp.dbr_addr = bus_of(s.dbr);
+		sp.page_shift = 12;
+		sp.npages = 1;
+		sp.pages = &page;
+		EXPECT_EQ(again([&] { return scx_verbs_create_srq(drv, &sp, &s.srqn); }), 0);
+		s.alive = true;
+		return s;
+	}
+	// SRQ WQE idx: next in the free list, one data segment of len bytes at dst.
+	void srq_wqe(srq_t &s, u16 idx, u16 next, const mr_t &dst, u64 off, u32 len)
+	{
+		u8 *w = s.buf + (size_t(idx) << s.shift);
+		std::memset(w, 0, size_t(1) << s.shift);
+		put16(w + 2, next);
+		put32(w + 16, len);
+		put32(w + 20, dst.key);
+		put64(w + 24, dst.va(off));
+		if ((size_t(1) << s.shift) > 32)
+			put32(w + 32 + 4, invalid_lkey);
+	}
+	// The lib's post: one more WQE for the device.
+	void srq_post(srq_t &s)
+	{
+		s.counter++;
+		store_be32(s.dbr, s.counter);
+	}
+
 	// --- memory regions --------------------------------------------------
 	// len bytes registered at an IOVA unrelated to the host address,
 	// starting page_off bytes into its first page; guard bytes on both
@@ -471,11 +514,15 @@ protected:
 		q.rq_wqes = srqn ? 0 : rq_wqes;
 		q.rq_shift = srqn ? 0 : rq_shift;
 		size_t bytes = (size_t(q.rq_wqes) << q.rq_shift) + size_t(sq_bbs) * 64;
-		q.buf = mem(bytes);
+		// qp_buf_offset: the buffer starts inside its first page, as
+		// libmlx5 places a parent domain allocator's QP buffers.
+		q.buf_off = qp_buf_offset;
+		u8 *base = mem(q.buf_off + bytes);
+		q.buf = base + q.buf_off;
 		q.dbr = mem(64);
 		std::vector<u64> pages;
-		for (size_t off = 0; off < bytes; off += 4096)
-			pages.push_back(bus_of(q.buf) + off);
+		for (size_t off = 0; off < q.buf_off + bytes; off += 4096)
+			pages.push_back(bus_of(base) + off);
 		scx_qp_create_params p{};
 		p.type = type;
 		p.pdn = pd;
@@ -492,15 +539,19 @@ protected:
 		p.page_shift = 12;
 		p.npages = u32(pages.size());
 		p.pages = pages.data();
-		EXPECT_EQ(again([&] { return scx_verbs_create_qp(drv, &p, &q.qpn); }), 0);
-		q.alive = true;
+		p.page_offset = q.buf_off;
+		qp_create_rc = again([&] { return scx_verbs_create_qp(drv, &p, &q.qpn); });
+		if (!qp_create_may_fail) {
+			EXPECT_EQ(qp_create_rc, 0);
+		}
+		q.alive = qp_create_rc == 0;
 		return q;
 	}
 	void destroy_qp(qp_t &q)
 	{
 		EXPECT_EQ(scx_verbs_destroy_qp(drv, q.qpn), 0);
 		q.alive = false;
-		poison_mem(q.buf);
+		poison_mem(q.buf - q.buf_off);
 		poison_mem(q.dbr);
 	}
 	void destroy_cq(cq_t &c)
@@ -683,6 +734,9 @@ protected:
 	std::vector<std::unique_ptr<qp_t>> qps_;
 	std::vector<std::unique_ptr<mr_t>> mrs_;
 	std::vector<std::unique_ptr<srq_t>> srqs_;
+	u32 qp_buf_offset = 0;           // for the next make_qp
+	bool qp_create_may_fail = false; // ... whose status is then in qp_create_rc
+	int qp_create_rc = 0;
 	std::thread poller_;
 	std::atomic<bool> poller_stop_{false};
 };

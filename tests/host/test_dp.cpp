@@ -407,23 +407,8 @@ TEST_F(Dp, UdSendCarriesAGrhAndDropsOnQkeyMismatch)
 TEST_F(Dp, SrqReceivesFollowTheNextWqeChain)
 {
 	cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
-	srqs_.push_back(std::make_unique<srq_t>());
-	srq_t &s = *srqs_.back();
-	s.shift = 6; // 64-byte WQEs: next segment + 3 data segments
-	s.buf = mem(8 << s.shift);
-	s.dbr = mem(64);
-	u64 page = bus_of(s.buf);
-	scx_srq_create_params sp{};
-	sp.pdn = pd;
-	sp.cqn = br.cqn;
-	sp.log_size = 3;
-	sp.wqe_shift = s.shift;
-	sp.dbr_addr = bus_of(s.dbr);
-	sp.page_shift = 12;
-	sp.npages = 1;
-	sp.pages = &page;
-	ASSERT_EQ(again([&] { return scx_verbs_create_srq(drv, &sp, &s.srqn); }), 0);
-	s.alive = true;
+	srq_t &s = make_srq(br); // 8 WQEs of 64 bytes: next segment + 3 data segments
+	ASSERT_TRUE(s.alive);
 	qp_t &a = make_qp(SCX_QPT_RC, as, ar);
 	qp_t &b = make_qp(SCX_QPT_RC, bs, br, s.srqn);
 	bring_up(a, b.qpn, {});
@@ -432,19 +417,8 @@ TEST_F(Dp, SrqReceivesFollowTheNextWqeChain)
 
 	// The free list 0 -> 5 -> 2 -> 7 -> 1; each WQE receives into its own
 	// 256-byte slot.
-	auto write_wqe = [&](u16 idx, u16 next) {
-		u8 *w = s.buf + (size_t(idx) << s.shift);
-		std::memset(w, 0, size_t(1) << s.shift);
-		put16(w + 2, next);
-		put32(w + 16, 256);
-		put32(w + 20, dst.key);
-		put64(w + 24, dst.va(idx * 256));
-		put32(w + 32 + 4, invalid_lkey);
-	};
-	auto post = [&] {
-		s.counter++;
-		store_be32(s.dbr, s.counter);
-	};
+	auto write_wqe = [&](u16 idx, u16 next) { srq_wqe(s, idx, next, dst, idx * 256, 256); };
+	auto post = [&] { srq_post(s); };
 	write_wqe(0, 5);
 	write_wqe(5, 2);
 	write_wqe(2, 7);
@@ -579,6 +553,8 @@ TEST_F(Dp, CqOwnerBitLapsAndOverrunRaisesCqError)
 	for (int i = 0; i < 5; i++)
 		post_send(a, op::nop, wqe_b{});
 	pump();
+	// The CQ_ERROR event arrives by interrupt, maybe after pump() returned.
+	EXPECT_TRUE(c_wait_for([&] { return small.errors.load() == 1; }, 2000));
 	EXPECT_EQ(small.errors.load(), 1);
 	auto req = drain(small);
 	ASSERT_EQ(req.size(), 4u); // the fifth found no room
@@ -705,4 +681,37 @@ TEST_F(Dp, ManyQpsInARowWaitForPagesInsteadOfFailing)
 	// Every one of them exists on the device.
 	scx_qp_attr a{};
 	EXPECT_EQ(scx_verbs_query_qp(drv, qps_.back()->qpn, &a), 0);
+}
+
+// A QP buffer that starts inside its first page (libmlx5 aligns a parent
+// domain allocator's QP buffer to 1/64 of its size only): the QPC's
+// page_offset says where, and sends, receives and their wrap-around all go
+// through it. An offset the page_offset quanta cannot say is refused.
+TEST_F(Dp, QpBufferMayStartInsideItsFirstPage)
+{
+	qp_buf_offset = 5 * 64;
+	pair_t p = pair();
+	ASSERT_TRUE(p.a->alive && p.b->alive);
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	u8 msg[48];
+	for (int i = 0; i < 40; i++) { // more than the 16 receive WQEs: the rings wrap
+		post_recv(*p.b, {{dst.va(0), 64, dst.key}});
+		fill(msg, sizeof(msg), u8(i));
+		wqe_b w;
+		w.inl(msg, sizeof(msg));
+		post_send(*p.a, op::send, w);
+		pump();
+		auto rsp = drain(*p.br);
+		ASSERT_EQ(rsp.size(), 1u) << i;
+		EXPECT_EQ(rsp[0].opcode(), cqe_op::resp_send);
+		EXPECT_EQ(std::memcmp(dst.cpu(), msg, sizeof(msg)), 0) << i;
+		ASSERT_EQ(drain(*p.as).size(), 1u);
+	}
+	EXPECT_TRUE(guards_intact(dst));
+
+	cq_t &c = make_cq();
+	qp_buf_offset = 8;
+	qp_create_may_fail = true;
+	make_qp(SCX_QPT_RC, c, c);
+	EXPECT_EQ(qp_create_rc, -EINVAL);
 }

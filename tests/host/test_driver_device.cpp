@@ -219,7 +219,7 @@ TEST_F(Device, CompletionEventsReachCallbacksThroughTheTasklet)
 TEST_F(Device, PortChangeAndOtherEventsGoToHooks)
 {
 	struct seen {
-		std::atomic<int> port{0}, sub{0}, other{0};
+		std::atomic<int> port{0}, sub{0}, other{0}, srqn{0}, srq_type{0};
 	} s;
 	cfg.ctx = &s;
 	cfg.port_event = [](void *ctx, uint8_t port, uint8_t sub) {
@@ -229,14 +229,25 @@ TEST_F(Device, PortChangeAndOtherEventsGoToHooks)
 	cfg.async_event = [](void *ctx, uint8_t type, uint8_t, const uint8_t *) {
 		static_cast<seen *>(ctx)->other = type;
 	};
+	cfg.srq_event = [](void *ctx, uint32_t srqn, uint8_t type) {
+		static_cast<seen *>(ctx)->srqn = int(srqn);
+		static_cast<seen *>(ctx)->srq_type = type;
+	};
 	ASSERT_TRUE(start());
 	uint8_t d[28] = {};
 	prm::set(d, prm::port_state_change_event::port_num, 1);
 	ASSERT_TRUE(fw->post_eqe(prm::event_type::port_change, prm::port_change_subtype::active, d));
 	EXPECT_EQ(s.port.load(), 1);
 	EXPECT_EQ(s.sub.load(), prm::port_change_subtype::active);
-	ASSERT_TRUE(fw->post_eqe(prm::event_type::srq_rq_limit, 0, d));
-	EXPECT_EQ(s.other.load(), prm::event_type::srq_rq_limit);
+	// SRQ events go to their own hook, with the SRQ number.
+	uint8_t q[28] = {};
+	prm::set(q, prm::eqe_qp_srq::number, 0x123);
+	ASSERT_TRUE(fw->post_eqe(prm::event_type::srq_rq_limit, 0, q));
+	EXPECT_EQ(s.srqn.load(), 0x123);
+	EXPECT_EQ(s.srq_type.load(), prm::event_type::srq_rq_limit);
+	// What the driver has no hook for goes to the catch-all.
+	ASSERT_TRUE(fw->post_eqe(prm::event_type::internal_error, 0, d));
+	EXPECT_EQ(s.other.load(), prm::event_type::internal_error);
 }
 
 TEST_F(Device, CqDestroyRacesCompletions)

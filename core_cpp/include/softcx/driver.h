@@ -30,6 +30,12 @@ enum scx_qp_event_type {
 	SCX_QP_EVENT_LAST_WQE_REACHED = 0x13,
 };
 
+/* SRQ async event types (PRM EQE types as well). */
+enum scx_srq_event_type {
+	SCX_SRQ_EVENT_CATAS = 0x12,
+	SCX_SRQ_EVENT_LIMIT = 0x14,
+};
+
 struct scx_drv_params {
 	const char *name;      /* "softcx0": log prefix, IRQ names "<name>-async", "<name>-comp<N>" */
 	struct scx_bar *bar;   /* BAR0 of the function (from the hca's C API) */
@@ -63,6 +69,8 @@ struct scx_drv_params {
 	 * May be NULL.
 	 */
 	void (*qp_event)(void *ctx, uint32_t qpn, uint8_t event_type);
+	/* An async event of SRQ `srqn` (hardirq): an scx_srq_event_type. May be NULL. */
+	void (*srq_event)(void *ctx, uint32_t srqn, uint8_t event_type);
 
 	unsigned int cmd_timeout_ms; /* per command; 0: 60000 */
 	unsigned int num_comp_eqs;   /* completion EQs on vectors 1..N; 0: 1 */

@@ -100,7 +100,7 @@ struct scx_hca_dp_stats {
 	uint64_t poll_ns;
 	uint64_t peer_requests; /* answered by another port on the fabric */
 	uint64_t peer_busy;     /* put off: that port was busy */
-	uint64_t translation_faults; /* past a key's MTT entries, or IOMMU-refused */
+	uint64_t translation_faults; /* accesses past a key's given MTT entries */
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
 

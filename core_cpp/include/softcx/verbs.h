@@ -158,6 +158,8 @@ struct scx_qp_create_params {
 	uint32_t page_shift;
 	uint32_t npages;
 	const uint64_t *pages;  /* the buffer: RQ first, then SQ */
+	/* Bytes into pages[0] where the buffer starts: a multiple of 1/64 page */
+	uint32_t page_offset;
 };
 int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *p, uint32_t *qpn);
 int scx_verbs_destroy_qp(struct scx_drv *drv, uint32_t qpn);
@@ -197,6 +199,7 @@ struct scx_srq_create_params {
 	uint32_t page_shift;
 	uint32_t npages;
 	const uint64_t *pages;
+	uint32_t page_offset;  /* as for a QP */
 };
 int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params *p, uint32_t *srqn);
 int scx_verbs_destroy_srq(struct scx_drv *drv, uint32_t srqn);

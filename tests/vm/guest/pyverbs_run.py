@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """rdma-core's tests/run_tests.py, plus one line per test in $PYV_OUT.
 
-Same arguments as run_tests.py (run from /opt/rdma-core). Parsing the
+Same arguments as run_tests.py (run from /opt/rdma-core); PYV_SEED repeats
+a run's random choices (its seed is printed and recorded). Parsing the
 unittest -v stream loses tests whose output interleaves with it; this
 records each outcome as the runner sees it: "<module>.<test> <status>
 [<skip reason>]", status one of ok, FAIL, ERROR, skipped (expected
 failures count as ok, unexpected successes as FAIL).
 """
+import faulthandler
 import os
+import random
 import sys
 import unittest
 from importlib.machinery import SourceFileLoader
@@ -19,6 +22,13 @@ from args_parser import parser  # noqa: E402
 tests = SourceFileLoader('tests', os.path.join(os.getcwd(), 'tests', '__init__.py')).load_module()
 parser.parse_args()
 record = open(os.environ['PYV_OUT'], 'w')
+# A crash prints the Python stack of every thread; the seed of the suite's
+# random choices (sizes, QP caps, access flags) makes a run repeatable.
+faulthandler.enable()
+seed = int(os.environ.get('PYV_SEED') or random.SystemRandom().randrange(1 << 32))
+random.seed(seed)
+print('PYVERBS seed %d' % seed, flush=True)
+record.write('#seed %d\n' % seed)
 
 
 def name_of(test):
@@ -40,13 +50,15 @@ class Recorder(unittest.TextTestResult):
         super().addSuccess(test)
         self._note(test, 'ok')
 
+    # A failure's exception goes with it: the report at the end of the run
+    # is lost when the process dies first.
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        self._note(test, 'FAIL')
+        self._note(test, 'FAIL', '%s: %s' % (err[0].__name__, err[1]))
 
     def addError(self, test, err):
         super().addError(test, err)
-        self._note(test, 'ERROR')
+        self._note(test, 'ERROR', '%s: %s' % (err[0].__name__, err[1]))
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
@@ -62,3 +74,6 @@ class Recorder(unittest.TextTestResult):
 
 
 unittest.main(module=tests, testRunner=unittest.TextTestRunner(resultclass=Recorder, verbosity=2), exit=False)
+# Only a suite that ran to its end writes this: a crash leaves it out.
+record.write('#end\n')
+record.close()

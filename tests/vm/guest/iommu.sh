@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest: the software IOMMU against a driver made buggy on purpose
+# (build/verbs/iommu_bug from the overlay; debugfs inject mtt_hole /
+# short_list): RDMA READs through an MR whose table has a hole or ends short
+# get REM_ACCESS_ERR, and exactly one refusal (IOMMU) or translation fault
+# (hca) is counted per access; guard memory stays intact. Then the domain's
+# bookkeeping: every mapping the driver made is gone once its objects are.
+set -uo pipefail
+# shellcheck source=common.sh
+. "${BASH_SOURCE%/*}/common.sh"
+
+bin=/harness/extra/iommu_bug dev=softcx_0
+kmemleak_begin
+setup_netdev || result iommu_netdev FAIL dummy0
+if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
+	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
+	result iommu_link_add FAIL
+	finish
+	exit 1
+fi
+dbg=/sys/kernel/debug/softcx/$dev
+read_iommu() { local k v; while read -r k v; do [ "$k" = "$1" ] && echo "$v"; done <$dbg/iommu; }
+base_maps=$(read_iommu mappings)
+base_pages=$(read_iommu mapped_pages)
+
+out=/tmp/iommu_bug.out rc=0 fails=0
+echo "+ $bin -d $dev -g $gidx -D $dbg" >&2
+timeout 300 "$bin" -d $dev -g "$gidx" -D $dbg >"$out" 2>&1 || rc=$?
+while IFS= read -r line; do
+	if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
+		[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
+		result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
+	else
+		echo "$line"
+	fi
+done <"$out"
+{ [ $rc = 0 ] && [ $fails = 0 ]; } || { [ $rc = 1 ] && [ $fails -gt 0 ]; } ||
+	result iommu_bug_run FAIL "exit status $rc with $fails failed cases"
+cat $dbg/iommu
+# The process is gone: its MRs, CQ, QPs and doorbell pages are unmapped.
+maps=$(read_iommu mappings) pages=$(read_iommu mapped_pages)
+if [ "$maps" = "$base_maps" ] && [ "$pages" = "$base_pages" ]; then
+	result iommu_mappings_back PASS "mappings $maps, pages $pages, as before the program"
+else
+	result iommu_mappings_back FAIL "mappings $base_maps -> $maps, pages $base_pages -> $pages"
+fi
+dmesg | grep -m2 'IOMMU refused' >&2
+if dmesg | grep -q "softcx: $dev: IOMMU refused"; then
+	result iommu_logged_once PASS "$(dmesg | grep -c "IOMMU refused") log line(s)"
+else
+	result iommu_logged_once FAIL "no log line for the refusals"
+fi
+if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
+	result iommu_teardown PASS
+else
+	result iommu_teardown FAIL
+fi
+kmemleak_check softcx
+finish
