@@ -53,7 +53,14 @@ static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, s
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/*
+	 * ON_DEMAND_PAGING only so that the core lets an ODP registration
+	 * reach reg_user_mr, which refuses it with EOPNOTSUPP (the answer for
+	 * an access flag the device lacks; odp_caps stay empty, so no one is
+	 * told ODP works). Without it the core answers EINVAL, which users
+	 * such as rdma-core's tests read as a bug, not a missing feature.
+	 */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
 	attr->max_send_sge = a.max_send_sge;
 	attr->max_recv_sge = a.max_recv_sge;
 	attr->max_sge_rd = a.max_send_sge;

@@ -313,7 +313,8 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	err = scx_verbs_query_device(to_drv(ibsrq->device), &a);
 	if (err)
 		return err;
-	if (!init->attr.max_wr || init->attr.max_wr > a.max_srq_wr || init->attr.max_sge > a.max_srq_sge)
+	/* max_wr 0 is one WQE (libmlx5 and mlx5_ib round max_wr + 1 up). */
+	if (init->attr.max_wr > a.max_srq_wr || init->attr.max_sge > a.max_srq_sge)
 		return -EINVAL;
 	/* The sizes libmlx5 derived the same way for its buffer. */
 	max = roundup_pow_of_two(init->attr.max_wr + 1);
