@@ -40,7 +40,9 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	/* Kernel consumers (no udata) are not served yet. */
 	if (!udata || !uc)
 		return -EOPNOTSUPP;
-	if (init->create_flags)
+	/* mlx5_ib's one create flag for UD that softcx has: block_lb_mc. */
+	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK ||
+	    (init->create_flags && init->qp_type != IB_QPT_UD))
 		return -EOPNOTSUPP;
 	if (udata->inlen < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
 		return -EINVAL;
@@ -95,6 +97,7 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	p.rq_wqe_shift = ucmd.rq_wqe_shift;
 	p.page_shift = PAGE_SHIFT;
 	p.page_offset = ucmd.buf_addr & ~PAGE_MASK;
+	p.block_mcast_loopback = !!(init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
 	p.pages = scx_umem_pages(qp->umem, PAGE_SHIFT, &p.npages);
 	if (!p.pages) {
 		err = -ENOMEM;

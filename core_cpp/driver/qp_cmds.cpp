@@ -107,6 +107,7 @@ result<u32> create_qp(cmd_if &c, const qp_params &p, u16 uid)
 	prm::set(qpc, q::ts_format, p.ts_format);
 	prm::set(qpc, q::rlky, p.rlky);
 	prm::set(qpc, q::fre, p.fre);
+	prm::set(qpc, q::block_lb_mc, p.block_lb_mc);
 	put_pas(buf, in::pas.byte_off, p.buf);
 	result<u32> r = create_qp(c, buf, inlen);
 	free_bytes(buf);

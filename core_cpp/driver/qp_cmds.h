@@ -47,6 +47,7 @@ struct qp_params {
 	u8 ts_format = 0;
 	bool rlky = false;         // kernel QPs: reserved lkey enabled
 	bool fre = false;          // kernel QPs: fast registration enabled
+	bool block_lb_mc = false;  // no multicast loopback to this QP
 };
 
 // CREATE_QP from parameters; the QP starts in RESET. Returns the QPN.

@@ -43,6 +43,8 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::atomic, 1);
 	prm::set(g, gen::cq_oi, 1);
 	prm::set(g, gen::cq_moderation, 1);
+	// The QPC's block_lb_mc is kept; with no multicast there is none to block.
+	prm::set(g, gen::block_lb_mc, 1);
 	prm::set(g, gen::ud, 1);
 	prm::set(g, gen::uc, 1);
 	prm::set(g, gen::rc, 1);

@@ -47,6 +47,7 @@ constexpr field<0x221, 1> cq_resize{};
 constexpr field<0x222, 1> cq_moderation{};
 constexpr field<0x226, 1> cq_eq_remap{};
 constexpr field<0x227, 1> pg{};
+constexpr field<0x228, 1> block_lb_mc{};
 constexpr field<0x23c, 1> xrc{};
 constexpr field<0x23d, 1> ud{};
 constexpr field<0x23e, 1> uc{};

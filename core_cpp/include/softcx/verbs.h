@@ -160,6 +160,7 @@ struct scx_qp_create_params {
 	const uint64_t *pages;  /* the buffer: RQ first, then SQ */
 	/* Bytes into pages[0] where the buffer starts: a multiple of 1/64 page */
 	uint32_t page_offset;
+	uint32_t block_mcast_loopback; /* UD: IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK */
 };
 int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *p, uint32_t *qpn);
 int scx_verbs_destroy_qp(struct scx_drv *drv, uint32_t qpn);
