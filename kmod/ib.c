@@ -181,13 +181,14 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	total = ALIGN(req.total_num_bfregs, 2);
 	if (!total || req.num_low_latency_bfregs > total - 1)
 		return -EINVAL;
-	if (total / 2 > SCX_MAX_USER_UARS)
+	if (total / 2 > SCX_MAX_USER_UARS - SCX_DYN_UAR_PAGES)
 		return -ENOMEM;
 	err = scx_verbs_query_device(to_drv(ibuc->device), &a);
 	if (err)
 		return err;
 
 	/* Static UARs, one bfreg pair per page, no BlueFlame (bf_reg_size 0). */
+	mutex_init(&uc->dyn_lock);
 	err = scx_alloc_uars(uc, total / 2);
 	if (err)
 		goto err_uars;
@@ -195,6 +196,8 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.qp_tab_size = a.max_qp;
 	resp.bf_reg_size = 0;
 	resp.tot_bfregs = total;
+	/* Pages the lib may add with mmap(MLX5_IB_MMAP_ALLOC_WC), two bfregs each */
+	resp.num_dyn_bfregs = SCX_DYN_UAR_PAGES * 2;
 	resp.cache_line_size = cache_line_size();
 	resp.max_sq_desc_sz = (a.max_send_sge + 1) * 16;
 	resp.max_rq_desc_sz = a.max_recv_sge * 16;

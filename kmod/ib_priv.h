@@ -12,6 +12,8 @@
 
 #define SCX_MAX_USER_UARS 256
 #define SCX_MMAP_CMD_SHIFT 8
+/* UAR pages a context may add after creation (mmap MLX5_IB_MMAP_ALLOC_WC) */
+#define SCX_DYN_UAR_PAGES 8
 /* A send WQE basic block (WQEBB). */
 #define SCX_SEND_WQE_BB 64
 
@@ -31,9 +33,14 @@ struct scx_ibdev {
 	struct scx_dp_defer rearm_work;
 };
 
+/*
+ * A user context's UAR pages, by mmap index: num_uars static ones from
+ * index 0, then up to SCX_DYN_UAR_PAGES added by mmap (NULL until then).
+ */
 struct scx_ucontext {
 	struct ib_ucontext ibuc;
 	unsigned int num_uars;
+	struct mutex dyn_lock;	/* adding a dynamic page */
 	u32 uar_index[SCX_MAX_USER_UARS];
 	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
 };

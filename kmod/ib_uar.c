@@ -449,18 +449,98 @@ static const struct vm_operations_struct scx_uar_vm_ops = {
 	.fault = scx_uar_fault,
 };
 
+/* UAR page `slot` of the context: a UAR of the hca, mappable at index slot. */
+static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
+{
+	struct scx_kdev *kdev = to_sdev(uc->ibuc.device)->kdev;
+	struct scx_drv *drv = to_drv(uc->ibuc.device);
+	struct scx_uar_entry *ue;
+	struct scx_uar *e;
+	int err;
+
+	ue = kzalloc(sizeof(*ue), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!ue || !e) {
+		kfree(ue);
+		kfree(e);
+		return -ENOMEM;
+	}
+	kref_init(&e->ref);
+	e->kdev = kdev;
+	spin_lock_init(&e->lock);
+	init_rwsem(&e->dead_sem);
+	INIT_LIST_HEAD(&e->maps);
+	e->ibdev = uc->ibuc.device;
+	ue->uar = e;
+	uc->uar_index[slot] = 0;
+	err = scx_verbs_alloc_uar(drv, &uc->uar_index[slot]);
+	if (!err) {
+		/* The device watches this page for the user's doorbells. */
+		e->index = uc->uar_index[slot];
+		e->page = scx_kdev_uar_page(kdev, e->index);
+		err = e->page ? 0 : -ENOMEM;
+	}
+	if (!err)
+		err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &ue->rdma_entry, PAGE_SIZE, slot);
+	if (err) {
+		if (uc->uar_index[slot])
+			scx_verbs_dealloc_uar(drv, uc->uar_index[slot]);
+		kfree(ue);
+		kfree(e);
+		return err;
+	}
+	uc->entries[slot] = ue;
+	return 0;
+}
+
+int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
+{
+	int err;
+
+	while (uc->num_uars < count) {
+		err = scx_uar_slot_new(uc, uc->num_uars);
+		if (err)
+			return err;
+		uc->num_uars++;
+	}
+	return 0;
+}
+
+/*
+ * mmap(MLX5_IB_MMAP_ALLOC_WC, n): the context's n-th dynamic UAR page, made
+ * now (as mlx5_ib's legacy dynamic UARs are); an index already taken or out
+ * of range is EINVAL. Returns the page's mmap index.
+ */
+static int scx_uar_dyn_add(struct scx_ucontext *uc, unsigned long n, unsigned long *index)
+{
+	int err = -EINVAL;
+
+	if (n >= SCX_DYN_UAR_PAGES)
+		return -EINVAL;
+	mutex_lock(&uc->dyn_lock);
+	if (!uc->entries[uc->num_uars + n])
+		err = scx_uar_slot_new(uc, uc->num_uars + n);
+	mutex_unlock(&uc->dyn_lock);
+	*index = uc->num_uars + n;
+	return err;
+}
+
 int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
-	unsigned long cmd = vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT;
-	unsigned long index = vma->vm_pgoff & ((1UL << SCX_MMAP_CMD_SHIFT) - 1);
+	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
+	/* mlx5's offset: command in bits 8-15, index below and from bit 16 */
+	unsigned long cmd = (vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT) & 0xff;
+	unsigned long index = vma->vm_pgoff & 0xff;
 	struct rdma_user_mmap_entry *entry;
 	struct scx_uar *e;
 	struct scx_uar_map *m;
+	int err;
 
 	switch (cmd) {
 	case MLX5_IB_MMAP_REGULAR_PAGE:
 	case MLX5_IB_MMAP_WC_PAGE:
 	case MLX5_IB_MMAP_NC_PAGE:
+	case MLX5_IB_MMAP_ALLOC_WC:
 		break;
 	default:
 		return -EINVAL;
@@ -469,6 +549,13 @@ int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	if (cmd == MLX5_IB_MMAP_ALLOC_WC) {
+		err = scx_uar_dyn_add(uc, index | (vma->vm_pgoff >> 16) << 8, &index);
+		if (err)
+			return err;
+	} else if (index >= uc->num_uars) {
+		return -EINVAL; /* the static pages only */
+	}
 	entry = rdma_user_mmap_entry_get_pgoff(ibuc, index);
 	if (!entry)
 		return -EINVAL;
@@ -502,9 +589,11 @@ void scx_disassociate_ucontext(struct ib_ucontext *ibuc)
 	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
 	unsigned int i;
 
-	for (i = 0; i < uc->num_uars; i++) {
-		struct scx_uar *e = uc->entries[i]->uar;
+	for (i = 0; i < SCX_MAX_USER_UARS; i++) {
+		struct scx_uar *e = uc->entries[i] ? uc->entries[i]->uar : NULL;
 
+		if (!e)
+			continue;
 		down_write(&e->dead_sem);
 		e->dead = true;
 		up_write(&e->dead_sem);
@@ -517,56 +606,13 @@ void scx_free_uars(struct scx_ucontext *uc)
 	struct scx_drv *drv = to_drv(uc->ibuc.device);
 	unsigned int i;
 
-	for (i = 0; i < uc->num_uars; i++) {
+	for (i = 0; i < SCX_MAX_USER_UARS; i++) {
+		if (!uc->entries[i])
+			continue;
 		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
 		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+		uc->entries[i] = NULL;
 	}
 	uc->num_uars = 0;
 }
 
-int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
-{
-	struct scx_kdev *kdev = to_sdev(uc->ibuc.device)->kdev;
-	struct scx_drv *drv = to_drv(uc->ibuc.device);
-	struct scx_uar_entry *ue;
-	struct scx_uar *e;
-	int err;
-
-	while (uc->num_uars < count) {
-		unsigned int i = uc->num_uars;
-
-		ue = kzalloc(sizeof(*ue), GFP_KERNEL);
-		e = kzalloc(sizeof(*e), GFP_KERNEL);
-		if (!ue || !e) {
-			kfree(ue);
-			kfree(e);
-			return -ENOMEM;
-		}
-		kref_init(&e->ref);
-		e->kdev = kdev;
-		spin_lock_init(&e->lock);
-		init_rwsem(&e->dead_sem);
-		INIT_LIST_HEAD(&e->maps);
-		e->ibdev = uc->ibuc.device;
-		ue->uar = e;
-		err = scx_verbs_alloc_uar(drv, &uc->uar_index[i]);
-		if (!err) {
-			/* The device watches this page for the user's doorbells. */
-			e->index = uc->uar_index[i];
-			e->page = scx_kdev_uar_page(kdev, e->index);
-			err = e->page ? 0 : -ENOMEM;
-		}
-		if (!err)
-			err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &ue->rdma_entry, PAGE_SIZE, i);
-		if (err) {
-			if (uc->uar_index[i])
-				scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
-			kfree(ue);
-			kfree(e);
-			return err;
-		}
-		uc->entries[i] = ue;
-		uc->num_uars++;
-	}
-	return 0;
-}
