@@ -55,8 +55,9 @@ static int iova_store(struct scx_dma_domain *dom, unsigned long first, unsigned 
 	unsigned long pfn = first, end = first + n, flags;
 
 	while (pfn < end) {
-		unsigned int order = min_t(unsigned int, pfn ? __ffs(pfn) : BITS_PER_LONG - 1,
-					   ilog2(end - pfn));
+		/* Multi-page entries need CONFIG_XARRAY_MULTI; else page by page. */
+		unsigned int order = !IS_ENABLED(CONFIG_XARRAY_MULTI) ? 0 :
+				     min_t(unsigned int, __ffs(pfn), ilog2(end - pfn));
 		XA_STATE_ORDER(xas, &dom->pages, pfn, order);
 
 		do {
