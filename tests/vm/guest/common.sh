@@ -153,6 +153,27 @@ perftest_pair_once() {
 	[ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$PERF_ROW" ]
 }
 
+# run_program NAME SECS CMD...: a test program that prints its own RESULT
+# lines: they become ours, its other lines go to the log. Exit 0 with no
+# failed case, or 1 with some, is its normal end; anything else (a crash, a
+# timeout: a hang it could not catch itself) is a result NAME_run of its own.
+run_program() {
+	local name=$1 secs=$2 out=/tmp/$1.out rc=0 fails=0 line
+	shift 2
+	echo "+ $*" >&2
+	timeout "$secs" "$@" >"$out" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
+			[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
+			result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
+		else
+			echo "$line"
+		fi
+	done <"$out"
+	{ [ $rc = 0 ] && [ $fails = 0 ]; } || { [ $rc = 1 ] && [ $fails -gt 0 ]; } ||
+		result "${name}_run" FAIL "exit status $rc with $fails failed cases"
+}
+
 # finish: summary line; non-zero if any result failed (use as the last command).
 finish() {
 	local line="SUMMARY: $_passed passed, $_failed failed"

@@ -24,19 +24,7 @@ read_iommu() { local k v; while read -r k v; do [ "$k" = "$1" ] && echo "$v"; do
 base_maps=$(read_iommu mappings)
 base_pages=$(read_iommu mapped_pages)
 
-out=/tmp/iommu_bug.out rc=0 fails=0
-echo "+ $bin -d $dev -g $gidx -D $dbg" >&2
-timeout 300 "$bin" -d $dev -g "$gidx" -D $dbg >"$out" 2>&1 || rc=$?
-while IFS= read -r line; do
-	if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
-		[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
-		result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
-	else
-		echo "$line"
-	fi
-done <"$out"
-{ [ $rc = 0 ] && [ $fails = 0 ]; } || { [ $rc = 1 ] && [ $fails -gt 0 ]; } ||
-	result iommu_bug_run FAIL "exit status $rc with $fails failed cases"
+run_program iommu_bug 300 "$bin" -d $dev -g "$gidx" -D $dbg
 cat $dbg/iommu
 # The process is gone: its MRs, CQ, QPs and doorbell pages are unmapped.
 maps=$(read_iommu mappings) pages=$(read_iommu mapped_pages)

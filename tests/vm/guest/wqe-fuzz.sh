@@ -46,23 +46,7 @@ if ! gidx=$(roce_v2_ipv4_gid_index $dev); then
 	exit 1
 fi
 
-# The program's RESULT lines become ours (result prints them), its other
-# lines go to the log; a crash or a timeout (a hang the program could not
-# catch itself) is a result of its own.
-out=/tmp/wqe_fuzz.out rc=0 fails=0
-echo "+ $bin -d $dev -g $gidx -n $iter -s $seed" >&2
-timeout 900 "$bin" -d $dev -g "$gidx" -n "$iter" -s "$seed" >"$out" 2>&1 || rc=$?
-while IFS= read -r line; do
-	if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
-		[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
-		result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
-	else
-		echo "$line"
-	fi
-done <"$out"
-if ! { [ $rc = 1 ] && [ $fails -gt 0 ]; } && ! { [ $rc = 0 ] && [ $fails = 0 ]; }; then
-	result wqe_fuzz_run FAIL "exit status $rc with $fails failed cases"
-fi
+run_program wqe_fuzz 900 "$bin" -d $dev -g "$gidx" -n "$iter" -s "$seed"
 
 # The device's own counts of what the data path did, for the log.
 dbg=/sys/kernel/debug/softcx/$dev
