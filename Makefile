@@ -183,13 +183,9 @@ VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests
-verbs-tests: $(VERBS_DIR)/verbs_objects $(VERBS_DIR)/wqe_fuzz $(VERBS_DIR)/iommu_bug
-$(VERBS_DIR)/verbs_objects: tests/verbs/verbs_objects.c
+VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz
+verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS))
+# Each program with vt.c (the helpers they share); -lpthread for robust.
+$(VERBS_DIR)/%: tests/verbs/%.c tests/verbs/vt.c tests/verbs/vt.h
 	@mkdir -p $(dir $@)
-	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5
-$(VERBS_DIR)/wqe_fuzz: tests/verbs/wqe_fuzz.c
-	@mkdir -p $(dir $@)
-	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs -lmlx5
-$(VERBS_DIR)/iommu_bug: tests/verbs/iommu_bug.c
-	@mkdir -p $(dir $@)
-	gcc $(VERBS_CFLAGS) -o $@ $< -libverbs
+	gcc $(VERBS_CFLAGS) -o $@ $< tests/verbs/vt.c -libverbs -lmlx5 -lpthread

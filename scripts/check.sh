@@ -119,22 +119,21 @@ stage verbs_tests make verbs-tests
 if stage module_stock make module; then
 	stage modinfo_stock scripts/check-module.sh "$ko" "$KVER"
 	mkdir -p "$out/overlay-stock"
-	cp "$ko" build/verbs/verbs_objects build/verbs/wqe_fuzz build/verbs/iommu_bug tests/vm/guest/* \
-		"$out/overlay-stock/"
+	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
-		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,pyverbs
+		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,robust,pyverbs
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
 if stage test_kernel make test-kernel && stage module_testk make module-testk; then
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
-	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/verbs_objects \
-		build/verbs/wqe_fuzz build/verbs/iommu_bug tests/vm/guest/* "$out/overlay-testk/"
+	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/* \
+		tests/vm/guest/* "$out/overlay-testk/"
 	# One boot: the KASAN kernel takes a minute to boot under TCG.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,pyverbs vo_iter=100 wf_iter=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,robust,pyverbs vo_iter=100 wf_iter=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do
@@ -163,6 +162,15 @@ if stage test_kernel make test-kernel && stage module_testk make module-testk; t
 fi
 
 echo
+# What the robustness suite did, per kernel: the [COUNT name=N] notes of
+# its RESULT lines, summed (tests/vm/guest/robust.sh).
+robust_counts() {
+	grep -a -h -o '\[COUNT [a-z_]*=[0-9]*\]' "$@" 2>/dev/null | tr -d '[]' |
+		awk '{ split($2, kv, "="); n[kv[1]] += kv[2] } END { for (k in n) printf " %s=%d", k, n[k] }'
+}
+for k in stock testk; do
+	[ -f "$out/$k/results.log" ] && echo "robustness ($k):$(robust_counts "$out/$k/results.log")"
+done
 # Results that needed a retry (common.sh's RETRY_NOTE), passed or not.
 retried=$(cat "$out"/*/results.log 2>/dev/null | grep -a -c '^RESULT .*\[RETRIED=')
 echo "retried: $retried results needed a retry (each says why in its line)"

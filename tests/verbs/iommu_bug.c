@@ -29,25 +29,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "vt.h"
+
 #define PAGE 4096
 #define ROUNDS 5
 #define GUARD 0x5a
-
-static int failures;
-
-static void result(const char *name, bool pass, const char *fmt, ...)
-{
-	char d[512] = "";
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(d, sizeof(d), fmt, ap);
-	va_end(ap);
-	printf("RESULT %s %s%s%s\n", name, pass ? "PASS" : "FAIL", d[0] ? " " : "", d);
-	fflush(stdout);
-	if (!pass)
-		failures++;
-}
 
 struct ctx {
 	struct ibv_context *ctx;
@@ -59,79 +45,6 @@ struct ctx {
 	uint8_t *dst; /* 3 pages: a guard page on each side of the middle one */
 	struct ibv_mr *dst_mr;
 };
-
-/* A counter from a debugfs file of the device ("name value" lines). */
-static long long counter(struct ctx *c, const char *file, const char *name)
-{
-	char path[256], key[64];
-	long long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", c->dbg, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
-static bool inject(struct ctx *c, const char *cmd)
-{
-	char path[256];
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "%s/inject", c->dbg);
-	f = fopen(path, "w");
-	if (!f)
-		return false;
-	ok = fputs(cmd, f) >= 0;
-	return fclose(f) == 0 && ok;
-}
-
-static bool modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
-{
-	int ret = ibv_modify_qp(qp, a, mask);
-
-	if (ret)
-		fprintf(stderr, "ibv_modify_qp: %s\n", strerror(ret));
-	return !ret;
-}
-
-/* An RC QP of this device connected to QP dest (itself: loopback). */
-static bool connect_qp(struct ctx *c, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_REMOTE_READ };
-
-	if (!modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return false;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = c->gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)c->gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (!modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return false;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 1;
-	a.rnr_retry = 1;
-	a.max_rd_atomic = 1;
-	return modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
 
 /*
  * One RDMA READ of len bytes at raddr into the middle page of dst, on a
@@ -155,7 +68,7 @@ static int read_once(struct ctx *c, uint64_t raddr, uint32_t rkey, uint32_t len)
 		return -1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	if (connect_qp(c, qp, qp->qp_num) && !ibv_post_send(qp, &wr, &bad)) {
+	if (vt_connect_rc(qp, qp->qp_num, &c->gid, c->gidx, IBV_ACCESS_REMOTE_READ) && !ibv_post_send(qp, &wr, &bad)) {
 		while ((n = ibv_poll_cq(c->cq, 1, &wc)) == 0 && time(NULL) - t0 < 10)
 			usleep(100);
 		if (n == 1)
@@ -182,7 +95,7 @@ static struct ibv_mr *buggy_mr(struct ctx *c, const char *bug, uint8_t **buf, un
 		return NULL;
 	memset(*buf, 0x77, (size_t)pages * PAGE);
 	snprintf(cmd, sizeof(cmd), "%s 1", bug);
-	if (!inject(c, cmd))
+	if (!vt_inject(c->dbg, cmd))
 		return NULL;
 	return ibv_reg_mr(c->pd, *buf, (size_t)pages * PAGE, IBV_ACCESS_REMOTE_READ);
 }
@@ -200,35 +113,35 @@ static void run_case(struct ctx *c, const char *bug, const char *file, const cha
 
 	snprintf(tag, sizeof(tag), "iommu_%s_setup", bug);
 	if (!mr) {
-		result(tag, false, "could not register the buggy MR: %s", strerror(errno));
+		vt_result(tag, false, "could not register the buggy MR: %s", strerror(errno));
 		return;
 	}
-	other_before = counter(c, other_file, other);
+	other_before = vt_counter(c->dbg, other_file, other);
 	for (i = 0; i < ROUNDS; i++) {
 		memset(c->dst + PAGE, 0, PAGE);
 		st = read_once(c, (uintptr_t)src + 8, mr->rkey, 256);
 		good += st == IBV_WC_SUCCESS && c->dst[PAGE] == 0x77;
-		before = counter(c, file, name);
+		before = vt_counter(c->dbg, file, name);
 		memset(c->dst + PAGE, 0, PAGE);
 		st = read_once(c, (uintptr_t)src + (pages - 1) * PAGE + 64, mr->rkey, 256);
-		after = counter(c, file, name);
+		after = vt_counter(c->dbg, file, name);
 		if (st == IBV_WC_REM_ACCESS_ERR && after - before == 1 && c->dst[PAGE] == 0)
 			refused++;
 		else
 			fprintf(stderr, "%s round %d: status %d (%s), %s %lld -> %lld\n", bug, i, st,
 				st >= 0 ? ibv_wc_status_str(st) : "no completion", name, before, after);
 	}
-	other_after = counter(c, other_file, other);
+	other_after = vt_counter(c->dbg, other_file, other);
 	snprintf(tag, sizeof(tag), "iommu_%s_good_pages", bug);
-	result(tag, good == ROUNDS, "%u/%u READs before the bad entry completed with the data", good, ROUNDS);
+	vt_result(tag, good == ROUNDS, "%u/%u READs before the bad entry completed with the data", good, ROUNDS);
 	snprintf(tag, sizeof(tag), "iommu_%s_refused", bug);
-	result(tag, refused == ROUNDS, "%u/%u READs through it: REM_ACCESS_ERR, %s/%s +1 each", refused,
+	vt_result(tag, refused == ROUNDS, "%u/%u READs through it: REM_ACCESS_ERR, %s/%s +1 each", refused,
 	       ROUNDS, file, name);
 	snprintf(tag, sizeof(tag), "iommu_%s_only_that_counter", bug);
-	result(tag, other_after == other_before, "%s/%s %lld -> %lld", other_file, other, other_before,
+	vt_result(tag, other_after == other_before, "%s/%s %lld -> %lld", other_file, other, other_before,
 	       other_after);
 	snprintf(tag, sizeof(tag), "iommu_%s_guards", bug);
-	result(tag, guards_intact(c), "guard pages around the destination");
+	vt_result(tag, guards_intact(c), "guard pages around the destination");
 	ibv_dereg_mr(mr);
 	free(src);
 }
@@ -236,9 +149,8 @@ static void run_case(struct ctx *c, const char *bug, const char *file, const cha
 int main(int argc, char **argv)
 {
 	const char *dev = "softcx_0";
-	struct ibv_device **list;
 	struct ctx c = { .gidx = 0, .dbg = NULL };
-	int opt, i, n;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "d:g:D:")) != -1) {
 		switch (opt) {
@@ -250,21 +162,16 @@ int main(int argc, char **argv)
 	}
 	if (!c.dbg)
 		return 2;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n && !c.ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			c.ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	c.ctx = vt_open(dev);
 	if (!c.ctx || ibv_query_gid(c.ctx, 1, c.gidx, &c.gid) || !(c.pd = ibv_alloc_pd(c.ctx)) ||
 	    !(c.cq = ibv_create_cq(c.ctx, 16, NULL, NULL, 0)) || posix_memalign((void **)&c.dst, PAGE, 3 * PAGE)) {
-		result("iommu_setup", false, "device %s: %s", dev, strerror(errno));
+		vt_result("iommu_setup", false, "device %s: %s", dev, strerror(errno));
 		return 1;
 	}
 	memset(c.dst, GUARD, 3 * PAGE);
 	c.dst_mr = ibv_reg_mr(c.pd, c.dst + PAGE, PAGE, IBV_ACCESS_LOCAL_WRITE);
 	if (!c.dst_mr) {
-		result("iommu_setup", false, "ibv_reg_mr: %s", strerror(errno));
+		vt_result("iommu_setup", false, "ibv_reg_mr: %s", strerror(errno));
 		return 1;
 	}
 	run_case(&c, "mtt_hole", "iommu", "refused", "dp", "translation_faults");
@@ -274,5 +181,5 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(c.pd);
 	ibv_close_device(c.ctx);
 	free(c.dst);
-	return failures ? 1 : 0;
+	return vt_failures ? 1 : 0;
 }

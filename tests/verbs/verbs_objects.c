@@ -39,6 +39,8 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "vt.h"
+
 #define PORT 1
 #define MR_PAGES 4
 #define SMALL_CQE 16
@@ -55,23 +57,6 @@ struct env {
 	size_t buf_len;
 	const char *debugfs;
 };
-
-static int failures;
-
-/* One result line; stdout is flushed so a pipe reader sees it at once. */
-static void result(const char *name, bool pass, const char *fmt, ...)
-{
-	char details[512] = "";
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(details, sizeof(details), fmt, ap);
-	va_end(ap);
-	printf("RESULT %s %s%s%s\n", name, pass ? "PASS" : "FAIL", details[0] ? " " : "", details);
-	fflush(stdout);
-	if (!pass)
-		failures++;
-}
 
 /* ibv_modify_qp & co. return the errno; some paths only set errno. */
 static int ret_errno(int ret)
@@ -358,7 +343,7 @@ static void case_mlx5dv(struct env *e, bool require)
 
 	if (!mlx5dv_is_supported(e->dev)) {
 		if (require)
-			result("mlx5dv", false, "%s is not driven by the mlx5 provider",
+			vt_result("mlx5dv", false, "%s is not driven by the mlx5 provider",
 			       ibv_get_device_name(e->dev));
 		else
 			printf("INFO mlx5dv: %s is not an mlx5 provider device\n",
@@ -367,20 +352,20 @@ static void case_mlx5dv(struct env *e, bool require)
 	}
 	rc = mlx5dv_query_device(e->ctx, &dv);
 	if (rc) {
-		result("mlx5dv", false, "mlx5dv_query_device: %s", errname(ret_errno(rc)));
+		vt_result("mlx5dv", false, "mlx5dv_query_device: %s", errname(ret_errno(rc)));
 		return;
 	}
 	/* init_obj on a PD reads the provider's own object: only libmlx5 can. */
 	pd = ibv_alloc_pd(e->ctx);
 	if (!pd) {
-		result("mlx5dv", false, "version=%u flags=0x%llx; alloc_pd: %s", dv.version,
+		vt_result("mlx5dv", false, "version=%u flags=0x%llx; alloc_pd: %s", dv.version,
 		       (unsigned long long)dv.flags, errname(errno));
 		return;
 	}
 	obj.pd.in = pd;
 	obj.pd.out = &dvpd;
 	rc = mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD);
-	result("mlx5dv", rc == 0, "version=%u flags=0x%llx init_obj(pd)=%s pdn=0x%x", dv.version,
+	vt_result("mlx5dv", rc == 0, "version=%u flags=0x%llx init_obj(pd)=%s pdn=0x%x", dv.version,
 	       (unsigned long long)dv.flags, errname(rc ? ret_errno(rc) : 0), dvpd.pdn);
 	ibv_dealloc_pd(pd);
 }
@@ -431,25 +416,25 @@ static void case_objects_cycle(struct env *e, int iters)
 	if (pass)
 		snprintf(details + off, sizeof(details) - off, " all ok%s",
 			 have_srq(e) ? "" : " (no SRQ: max_srq=0)");
-	result("objects_cycle", pass, "%s", details);
+	vt_result("objects_cycle", pass, "%s", details);
 
 	if (!e->debugfs)
 		return;
 	if (!base.ok) {
-		result("debugfs_baseline", false, "no objects file in %s", e->debugfs);
+		vt_result("debugfs_baseline", false, "no objects file in %s", e->debugfs);
 		return;
 	}
 	after = read_counts(e->debugfs);
 	counts_str(&base, cnt, sizeof(cnt));
 	if (!after.ok) {
-		result("debugfs_baseline", false, "objects file gone after the cycle");
+		vt_result("debugfs_baseline", false, "objects file gone after the cycle");
 		return;
 	}
 	{
 		char d2[256];
 		bool back = counts_equal(&base, &after, d2, sizeof(d2));
 
-		result("debugfs_baseline", back && tracked && track_ok,
+		vt_result("debugfs_baseline", back && tracked && track_ok,
 		       "baseline %s;%s%s%s%s", cnt,
 		       track_ok ? " live counts ok" : " live counts wrong:", track_ok ? "" : diff,
 		       back ? "; back to baseline" : "; not back:", back ? "" : d2);
@@ -542,7 +527,7 @@ static void case_qp_state_walk(struct env *e)
 	int err, s, rc = 0;
 
 	if (!qp) {
-		result("qp_state_walk", false, "setup: %s failed: %s",
+		vt_result("qp_state_walk", false, "setup: %s failed: %s",
 		       !pd ? "alloc_pd" : !cq ? "create_cq" : "create_qp(RC)", errname(errno));
 		goto out;
 	}
@@ -550,7 +535,7 @@ static void case_qp_state_walk(struct env *e)
 	off += snprintf(walk + off, sizeof(walk) - off, "qpn=0x%x mtu=%d %s", qp->qp_num,
 			128 << e->port.active_mtu, state_name(s));
 	if (s != IBV_QPS_RESET) {
-		result("qp_state_walk", false, "%s: new QP not in RESET (query %s)", walk, errname(err));
+		vt_result("qp_state_walk", false, "%s: new QP not in RESET (query %s)", walk, errname(err));
 		goto out;
 	}
 	for (int step = 0; step < 5; step++) {
@@ -565,14 +550,14 @@ static void case_qp_state_walk(struct env *e)
 		default: rc = to_state(qp, next[step]); break;
 		}
 		if (rc) {
-			result("qp_state_walk", false, "%s: modify to %s: %s", walk,
+			vt_result("qp_state_walk", false, "%s: modify to %s: %s", walk,
 			       state_name(next[step]), errname(ret_errno(rc)));
 			goto out;
 		}
 		s = qp_state(qp, &err);
 		off += snprintf(walk + off, sizeof(walk) - off, ">%s", state_name(s));
 		if (s != (int)next[step]) {
-			result("qp_state_walk", false, "%s: query says %s after modify to %s (%s)",
+			vt_result("qp_state_walk", false, "%s: query says %s after modify to %s (%s)",
 			       walk, state_name(s), state_name(next[step]), errname(err));
 			goto out;
 		}
@@ -583,14 +568,14 @@ static void case_qp_state_walk(struct env *e)
 
 			rc = ibv_query_qp(qp, &a, IBV_QP_DEST_QPN | IBV_QP_PATH_MTU, &ia);
 			if (rc || a.dest_qp_num != qp->qp_num || a.path_mtu != e->port.active_mtu) {
-				result("qp_state_walk", false,
+				vt_result("qp_state_walk", false,
 				       "%s: RTR attrs read back wrong (rc %d dest_qpn 0x%x mtu %d)",
 				       walk, rc, rc ? 0 : a.dest_qp_num, rc ? 0 : (int)a.path_mtu);
 				goto out;
 			}
 		}
 	}
-	result("qp_state_walk", true, "%s", walk);
+	vt_result("qp_state_walk", true, "%s", walk);
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -651,7 +636,7 @@ static void case_invalid_transitions(struct env *e)
 	int err, s, rc;
 
 	if (!pd) {
-		result("invalid_transitions", false, "setup: alloc_pd: %s", errname(errno));
+		vt_result("invalid_transitions", false, "setup: alloc_pd: %s", errname(errno));
 		return;
 	}
 	if (!qp) {
@@ -761,7 +746,7 @@ static void case_invalid_transitions(struct env *e)
 	if (cq)
 		ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
-	result("invalid_transitions", c.pass, "%s", c.buf + (c.buf[0] == ' '));
+	vt_result("invalid_transitions", c.pass, "%s", c.buf + (c.buf[0] == ' '));
 }
 
 static void case_debugfs_final(struct env *e, const struct counts *base)
@@ -770,14 +755,14 @@ static void case_debugfs_final(struct env *e, const struct counts *base)
 	char d[256], cnt[256];
 
 	if (!base->ok || !now.ok) {
-		result("debugfs_final", false, "no objects file in %s", e->debugfs);
+		vt_result("debugfs_final", false, "no objects file in %s", e->debugfs);
 		return;
 	}
 	counts_str(&now, cnt, sizeof(cnt));
 	if (counts_equal(base, &now, d, sizeof(d)))
-		result("debugfs_final", true, "%s", cnt);
+		vt_result("debugfs_final", true, "%s", cnt);
 	else
-		result("debugfs_final", false, "not back to baseline:%s", d);
+		vt_result("debugfs_final", false, "not back to baseline:%s", d);
 }
 
 static void hold(struct env *e)
@@ -835,13 +820,13 @@ int main(int argc, char **argv)
 		if (!strcmp(ibv_get_device_name(list[i]), devname))
 			e.dev = list[i];
 	if (!e.dev) {
-		result("open_device", false, "%s not found", devname);
+		vt_result("open_device", false, "%s not found", devname);
 		return 1;
 	}
 	e.ctx = ibv_open_device(e.dev);
 	if (!e.ctx || ibv_query_device_ex(e.ctx, NULL, &e.attr) ||
 	    ibv_query_port(e.ctx, PORT, &e.port) || ibv_query_gid(e.ctx, PORT, e.gidx, &e.gid)) {
-		result("open_device", false, "%s: open/query: %s", devname, errname(errno));
+		vt_result("open_device", false, "%s: open/query: %s", devname, errname(errno));
 		return 1;
 	}
 	e.buf_len = MR_PAGES * (size_t)sysconf(_SC_PAGESIZE);
@@ -873,5 +858,5 @@ int main(int argc, char **argv)
 	free(e.buf);
 	ibv_close_device(e.ctx);
 	ibv_free_device_list(list);
-	return failures ? 1 : 0;
+	return vt_failures ? 1 : 0;
 }

@@ -71,6 +71,8 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "vt.h"
+
 #define PORT 1
 #define PG 4096u
 #define A_PAGES 8
@@ -141,23 +143,7 @@ struct ctx {
 	bool verbose;
 };
 
-static int failures;
 static unsigned details;
-
-/* One result line; stdout is flushed so a pipe reader sees it at once. */
-static void result(const char *name, bool pass, const char *fmt, ...)
-{
-	char d[900] = "";
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(d, sizeof(d), fmt, ap);
-	va_end(ap);
-	printf("RESULT %s %s%s%s\n", name, pass ? "PASS" : "FAIL", d[0] ? " " : "", d);
-	fflush(stdout);
-	if (!pass)
-		failures++;
-}
 
 /* Why something failed, for the first MAX_DETAILS problems only: a broken
  * device would otherwise print the same story thousands of times. */
@@ -1618,22 +1604,22 @@ static bool setup(struct ctx *c, const char *name)
 	if (list)
 		ibv_free_device_list(list);
 	if (!c->ctx) {
-		result("wqe_fuzz_setup", false, "cannot open %s", name);
+		vt_result("wqe_fuzz_setup", false, "cannot open %s", name);
 		return false;
 	}
 	if (!mlx5dv_is_supported(c->ctx->device)) {
-		result("wqe_fuzz_setup", false, "%s is not driven by libmlx5", name);
+		vt_result("wqe_fuzz_setup", false, "%s is not driven by libmlx5", name);
 		return false;
 	}
 	if (ibv_query_device(c->ctx, &c->attr) || ibv_query_port(c->ctx, PORT, &pa) ||
 	    ibv_query_gid(c->ctx, PORT, c->gidx, &c->gid)) {
-		result("wqe_fuzz_setup", false, "query device/port/gid %d: %s", c->gidx, strerror(errno));
+		vt_result("wqe_fuzz_setup", false, "query device/port/gid %d: %s", c->gidx, strerror(errno));
 		return false;
 	}
 	c->atomics = c->attr.atomic_cap != IBV_ATOMIC_NONE;
 	c->pd = ibv_alloc_pd(c->ctx);
 	if (!c->pd) {
-		result("wqe_fuzz_setup", false, "ibv_alloc_pd: %s", strerror(errno));
+		vt_result("wqe_fuzz_setup", false, "ibv_alloc_pd: %s", strerror(errno));
 		return false;
 	}
 	c->b.whole = true;
@@ -1642,27 +1628,27 @@ static bool setup(struct ctx *c, const char *name)
 				 IBV_ACCESS_REMOTE_ATOMIC) ||
 	    !region_init(c, &c->b, "B", B_PAGES, 0x5c, RT_LR, 0) ||
 	    !region_init(c, &c->r, "R", R_PAGES, 0xa7, RT_LR | RT_LW, IBV_ACCESS_LOCAL_WRITE)) {
-		result("wqe_fuzz_setup", false, "MRs: %s", strerror(errno));
+		vt_result("wqe_fuzz_setup", false, "MRs: %s", strerror(errno));
 		return false;
 	}
 	c->pre = malloc(c->a.size);
 	c->exp_a = malloc(c->a.size);
 	c->scratch = malloc(4 * A_PAGES * PG);
 	if (!c->pre || !c->exp_a || !c->scratch) {
-		result("wqe_fuzz_setup", false, "out of memory");
+		vt_result("wqe_fuzz_setup", false, "out of memory");
 		return false;
 	}
 	if (!qp_make(c, &c->qa) || !qp_make(c, &c->qb)) {
-		result("wqe_fuzz_setup", false, "CQs/QPs or their mlx5dv views: %s", strerror(errno));
+		vt_result("wqe_fuzz_setup", false, "CQs/QPs or their mlx5dv views: %s", strerror(errno));
 		return false;
 	}
 	if (!reset_pair(c)) {
-		result("wqe_fuzz_setup", false, "connecting the QPs failed");
+		vt_result("wqe_fuzz_setup", false, "connecting the QPs failed");
 		return false;
 	}
 	S.resets = 0;
 	S.reset_cqes = 0;
-	result("wqe_fuzz_setup", true,
+	vt_result("wqe_fuzz_setup", true,
 	       "%s port %d %s gid %d, QPs 0x%x -> 0x%x, SQ %u WQEBBs, CQEs %u bytes, atomics %s, MRs A 0x%x B 0x%x R 0x%x",
 	       name, PORT, pa.state == IBV_PORT_ACTIVE ? "active" : "NOT ACTIVE", c->gidx, c->qa.qp->qp_num,
 	       c->qb.qp->qp_num, c->qa.dv.sq.wqe_cnt, c->qa.scq.dv.cqe_size, c->atomics ? "yes" : "no",
@@ -1707,6 +1693,8 @@ int main(int argc, char **argv)
 	static struct ctx c;
 	const char *dev = NULL;
 	unsigned long iters = 2000, it;
+	struct timespec t0, t1;
+	double secs;
 	uint64_t seed = 1;
 	char b[3][400];
 	int opt;
@@ -1734,6 +1722,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	bad_size(&c);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (it = 0; it < iters && !c.abort; it++) {
 		if (c.need_reset) {
 			if (!reset_pair(&c))
@@ -1775,31 +1764,34 @@ int main(int argc, char **argv)
 			S.recov_fail++;
 	}
 	check_guards(&c, it);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	result("wqe_fuzz_bad_size", !S.badsize_fail, "%lu of %lu: error CQE, then the NOP behind it flushed",
+	vt_result("wqe_fuzz_bad_size", !S.badsize_fail, "%lu of %lu: error CQE, then the NOP behind it flushed",
 	       S.badsize_ok, S.badsize_ok + S.badsize_fail);
 	summary_status(b[0], sizeof(b[0]), XP_OK);
 	summary_status(b[1], sizeof(b[1]), XP_ERR);
 	summary_status(b[2], sizeof(b[2]), XP_ANY);
-	result("wqe_fuzz_completions", !S.timeouts && !S.mismatches && it == iters,
+	vt_result("wqe_fuzz_completions", !S.timeouts && !S.mismatches && it == iters,
 	       "iterations %lu/%lu seed %" PRIu64 " wqes %lu (%lu unsignaled, %lu bad ds) timeouts %lu mismatches %lu; "
 	       "must-succeed %lu {%s} must-fail %lu {%s} either %lu {%s}; NOP fences %lu (%lu flushed), %lu more CQEs "
-	       "behind bad-ds WQEs, %lu restarts near the ring's end",
+	       "behind bad-ds WQEs, %lu restarts near the ring's end; %.0f WQEs/s [COUNT fuzzed_wqes=%lu]",
 	       it, iters, seed, S.wqes, S.unsignaled, S.structural, S.timeouts, S.mismatches, S.exp[XP_OK], b[0],
-	       S.exp[XP_ERR], b[1], S.exp[XP_ANY], b[2], S.fences, S.fences_flushed, S.extra_cqes, S.wraps);
-	result("wqe_fuzz_data", !S.data_bad && S.verified, "%lu successful WQEs checked byte for byte, %lu bad, %lu not "
+	       S.exp[XP_ERR], b[1], S.exp[XP_ANY], b[2], S.fences, S.fences_flushed, S.extra_cqes, S.wraps,
+	       secs > 0 ? (double)S.wqes / secs : 0.0, S.wqes);
+	vt_result("wqe_fuzz_data", !S.data_bad && S.verified, "%lu successful WQEs checked byte for byte, %lu bad, %lu not "
 	       "checkable (overlapping ranges)", S.verified, S.data_bad, S.unverified);
-	result("wqe_fuzz_flush", !S.state_bad && !S.recv_lost,
+	vt_result("wqe_fuzz_flush", !S.state_bad && !S.recv_lost,
 	       "%lu errors: A read back as ERR %lu times (not %lu); B receives %lu ok, %lu error, %lu flushed, %lu lost",
 	       S.qp_errors, S.state_err, S.state_bad, S.recv_ok, S.recv_err, S.recv_flush, S.recv_lost);
-	result("wqe_fuzz_recovery", !S.recov_fail && !S.probes_fail && !S.reset_fail && S.recov_ok,
+	vt_result("wqe_fuzz_recovery", !S.recov_fail && !S.probes_fail && !S.reset_fail && S.recov_ok,
 	       "%lu resets (%lu CQEs left over at RESET), valid WRITE after reset %lu ok %lu failed, every 16 "
 	       "iterations %lu ok %lu failed",
 	       S.resets, S.reset_cqes, S.recov_ok, S.recov_fail, S.probes_ok, S.probes_fail);
-	result("wqe_fuzz_guard", !S.guard_hits,
+	vt_result("wqe_fuzz_guard", !S.guard_hits,
 	       "A and R guard pages and all of B: %lu changes (checked after every WQE)", S.guard_hits);
 
 	ibv_destroy_qp(c.qa.qp);
 	ibv_destroy_qp(c.qb.qp);
-	return failures ? 1 : 0;
+	return vt_failures ? 1 : 0;
 }

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the guest's verbs test programs (see vt.h). */
+#define _GNU_SOURCE
+#include "vt.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int vt_failures;
+
+void vt_result(const char *name, bool pass, const char *fmt, ...)
+{
+	char d[768] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d, sizeof(d), fmt, ap);
+	va_end(ap);
+	printf("RESULT %s %s%s%s\n", name, pass ? "PASS" : "FAIL", d[0] ? " " : "", d);
+	fflush(stdout);
+	if (!pass)
+		vt_failures++;
+}
+
+struct ibv_context *vt_open(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n = 0;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx && !errno)
+		errno = ENODEV;
+	return ctx;
+}
+
+long long vt_counter(const char *dir, const char *file, const char *key)
+{
+	char path[512], k[64];
+	long long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+bool vt_inject(const char *dir, const char *cmd)
+{
+	char path[512];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/inject", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fputs(cmd, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+bool vt_objects_read(const char *dir, struct vt_objects *o)
+{
+	char path[512], name[16];
+	long v;
+	FILE *f;
+
+	o->n = 0;
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (o->n < VT_MAX_TYPES && fscanf(f, "%15s %ld", name, &v) == 2) {
+		memcpy(o->name[o->n], name, sizeof(name));
+		o->val[o->n++] = v;
+	}
+	fclose(f);
+	return o->n > 0;
+}
+
+bool vt_objects_equal(const struct vt_objects *a, const struct vt_objects *b, char *diff,
+		      size_t len)
+{
+	size_t off = 0;
+	bool eq = a->n == b->n;
+
+	diff[0] = 0;
+	for (int i = 0; i < a->n; i++) {
+		long v = -1;
+
+		for (int j = 0; j < b->n; j++)
+			if (!strcmp(a->name[i], b->name[j]))
+				v = b->val[j];
+		if (v == a->val[i])
+			continue;
+		eq = false;
+		if (off < len)
+			off += snprintf(diff + off, len - off, " %s:%ld->%ld", a->name[i], a->val[i], v);
+	}
+	return eq;
+}
+
+bool vt_objects_settle(const char *dir, const struct vt_objects *base, int ms, char *diff,
+		       size_t len)
+{
+	struct vt_objects now;
+
+	for (int waited = 0;; waited += 20) {
+		if (vt_objects_read(dir, &now) && vt_objects_equal(base, &now, diff, len))
+			return true;
+		if (waited >= ms)
+			return false;
+		usleep(20000);
+	}
+}
+
+static bool modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		fprintf(stderr, "ibv_modify_qp(qp %u): %s\n", qp->qp_num, strerror(ret));
+	return !ret;
+}
+
+bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
+		   int access)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = (unsigned int)access };
+
+	if (!modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (!modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 1;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+uint64_t vt_rand(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
