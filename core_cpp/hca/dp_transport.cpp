@@ -503,7 +503,8 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 		srq = d_.srqs->dp_get(dst.srqn);
 		if (!srq || !read_dbr(srq->dbr_addr, prm::srq_dbrec::counter.byte_off, &cnt))
 			return false;
-		u32 avail = cnt - srq->consumed;
+		// The producer counter is 16 bits (it wraps after 65535 WQEs).
+		u16 avail = u16(cnt - srq->consumed);
 		if (!avail || avail > (1u << srq->log_size))
 			return false;
 		if (!commit)
@@ -544,7 +545,7 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 		srq->consumed++;
 		// Fewer WQEs left than the armed limit: one event, then disarmed
 		// until the next ARM_RQ.
-		if (srq->limit_armed && cnt - srq->consumed < srq->lwm) {
+		if (srq->limit_armed && u16(cnt - srq->consumed) < srq->lwm) {
 			srq->limit_armed = 0;
 			srq->lwm = 0;
 			srq_event(srq->srqn, prm::event_type::srq_rq_limit);

@@ -101,7 +101,9 @@ constexpr u16 xrq = 0x2;
 } // namespace scx::prm::arm_rq_op_mod
 
 // The SRQ doorbell record (srqc::dbr_addr): the producer counter, one
-// big-endian dword (the second dword of the 8-byte record is unused).
+// big-endian dword of which the low 16 bits count (libmlx5 keeps a u16 and
+// stores it widened), so it wraps after 65535 WQEs. The second dword of
+// the 8-byte record is unused.
 namespace scx::prm::srq_dbrec {
 constexpr field<0x00, 32> counter{};
 constexpr u32 size_bytes = 8;

@@ -441,11 +441,12 @@ protected:
 		if ((size_t(1) << s.shift) > 32)
 			put32(w + 32 + 4, invalid_lkey);
 	}
-	// The lib's post: one more WQE for the device.
+	// The lib's post: one more WQE for the device. libmlx5's counter is
+	// 16 bits wide (struct mlx5_srq.counter), and so is the record's.
 	void srq_post(srq_t &s)
 	{
 		s.counter++;
-		store_be32(s.dbr, s.counter);
+		store_be32(s.dbr, u16(s.counter));
 	}
 
 	// --- memory regions --------------------------------------------------

@@ -462,6 +462,45 @@ TEST_F(Dp, SrqReceivesFollowTheNextWqeChain)
 	destroy_qp(b); // the SRQ outlives the QP on it
 }
 
+// The SRQ producer counter libmlx5 writes is 16 bits: after 65535 WQEs it
+// wraps to 0 and receives go on (found by the guest's robust traffic, which
+// stalled at exactly 65535 operations).
+TEST_F(Dp, SrqProducerCounterWrapsAfter65535Wqes)
+{
+	cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
+	srq_t &s = make_srq(br); // 8 WQEs, a ring: i -> i + 1
+	ASSERT_TRUE(s.alive);
+	qp_t &a = make_qp(SCX_QPT_RC, as, ar);
+	qp_t &b = make_qp(SCX_QPT_RC, bs, br, s.srqn);
+	bring_up(a, b.qpn, {});
+	bring_up(b, a.qpn, {});
+	mr_t &dst = make_mr(8 * 256, SCX_ACCESS_LOCAL_WRITE);
+	for (u16 i = 0; i < 8; i++)
+		srq_wqe(s, i, u16((i + 1) % 8), dst, i * 256, 256);
+	u8 msg[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	constexpr u32 total = 65536 + 24;
+	u32 received = 0, bad = 0;
+	for (u32 done = 0; done < total; done += 8) {
+		for (int i = 0; i < 8; i++) {
+			srq_post(s);
+			wqe_b w;
+			w.inl(msg, u32(sizeof(msg)));
+			post_send(a, op::send, w);
+		}
+		pump();
+		for (auto &e : drain(br)) {
+			received++;
+			bad += e.opcode() != cqe_op::resp_send;
+		}
+		drain(as);
+		if (received != done + 8)
+			break;
+	}
+	EXPECT_EQ(received, total) << "receives stopped at the 16-bit wrap";
+	EXPECT_EQ(bad, 0u);
+	destroy_qp(b);
+}
+
 // Arming through the arm word of the CQ doorbell record, as libmlx5's
 // ibv_req_notify_cq does it: the very first request is all zeroes and must
 // arm; one COMP EQE per arm reaches the driver's completion callback;
