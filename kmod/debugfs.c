@@ -31,6 +31,7 @@
 static int scx_info_show(struct seq_file *m, void *unused)
 {
 	struct scx_kdev *kdev = m->private;
+	struct scx_drv_health h;
 	struct scx_drv_info di;
 	struct scx_hca_info hi;
 
@@ -43,6 +44,10 @@ static int scx_info_show(struct seq_file *m, void *unused)
 		   di.cmd_events ? "events" : "polling", di.fw_pages, di.vport_state, di.vendor_id);
 	seq_printf(m, "hca_state %u\nhca_fw_pages %u\nhca_commands %llu\nhca_eqes %llu\nhca_interrupts %llu\n",
 		   hi.state, hi.fw_pages, hi.commands, hi.eqes, hi.interrupts);
+	scx_drv_get_health(kdev->drv, &h);
+	seq_printf(m, "health %s\nhealth_misses %u\nhealth_polls %llu\nanswered_in_error %llu\nrecoveries %u\n",
+		   h.dead ? "internal_error" : "ok", h.misses, h.polls, h.answered_in_error,
+		   kdev->recoveries);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_info);
@@ -153,6 +158,11 @@ static int scx_inject_parse(struct scx_kdev *kdev, char *cmd)
 	}
 	if (sscanf(cmd, "short_list %u", &n) == 1) {
 		atomic_set(&kdev->bug_short_list, n);
+		return 0;
+	}
+	/* The firmware dies: the health poll must notice, the function recover. */
+	if (!strcmp(strim(cmd), "fw_fatal")) {
+		scx_hca_fw_die(kdev->hca);
 		return 0;
 	}
 	if (!strcmp(strim(cmd), "clear")) {

@@ -249,6 +249,20 @@ static int scx_dp_thread(void *arg)
 	return 0;
 }
 
+/* mlx5_core's poll_health: a counter that stood still three times is death. */
+static void scx_health_work(struct work_struct *w)
+{
+	struct scx_kdev *kdev = container_of(to_delayed_work(w), struct scx_kdev, health_work);
+
+	if (scx_drv_health_poll(kdev->drv)) {
+		pr_err("%s: firmware fatal error: the health counter stopped\n", kdev->name);
+		if (kdev->fatal)
+			kdev->fatal(kdev->port_event_ctx);
+		return;	/* nothing to watch any more; teardown follows */
+	}
+	schedule_delayed_work(&kdev->health_work, msecs_to_jiffies(kdev->health_poll_ms));
+}
+
 struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p)
 {
 	struct scx_drv_params dp = {};
@@ -309,6 +323,9 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	dp.srq_event = p->srq_event ? scx_srq_event : NULL;
 	kdev->srq_event = p->srq_event;
 	kdev->port_event_ctx = p->port_event_ctx;
+	kdev->fatal = p->fatal;
+	kdev->health_poll_ms = p->health_poll_ms ?: 1000;
+	INIT_DELAYED_WORK(&kdev->health_work, scx_health_work);
 	err = scx_drv_init(&dp, &kdev->drv);
 	if (err) {
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
@@ -324,6 +341,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	/* Other softcx ports reach this one by its GIDs (and it theirs). */
 	if (scx_hca_join_fabric(kdev->hca, scx_dp_wake_peer, kdev))
 		pr_warn("%s: fabric full, reachable only from itself\n", kdev->name);
+	schedule_delayed_work(&kdev->health_work, msecs_to_jiffies(kdev->health_poll_ms));
 	pr_info("%s: up, %u completion EQs\n", kdev->name, kdev->num_vectors - 1);
 	return kdev;
 
@@ -347,6 +365,7 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 	unsigned int i;
 
 	debugfs_remove_recursive(kdev->debugfs);
+	cancel_delayed_work_sync(&kdev->health_work);
 	/* Peers stop waking the thread before it goes. */
 	scx_hca_leave_fabric(kdev->hca);
 	if (kdev->dp_thread)

@@ -3,6 +3,7 @@
 #define SOFTCX_DEVICE_H
 
 #include <linux/interrupt.h>
+#include <linux/workqueue.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 
@@ -83,6 +84,11 @@ struct scx_kdev {
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
 	void *port_event_ctx;
+	/* The firmware's pulse, polled every health_poll_ms */
+	struct delayed_work health_work;
+	unsigned int health_poll_ms;
+	void (*fatal)(void *ctx);
+	unsigned int recoveries;	/* times this function was brought back */
 	atomic_t objs[SCX_OBJ_MAX];
 	/* Driver-bug switches (debugfs inject): the next MRs get them */
 	atomic_t bug_mtt_hole;		/* the last MTT entry left 0 */
@@ -102,7 +108,13 @@ struct scx_kdev_params {
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	/* SRQ async events (hardirq; PRM event type); may be NULL. */
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
-	void *port_event_ctx;	/* ctx of all three */
+	/*
+	 * The firmware died (process context, the health poll): the driver is
+	 * in its internal-error state; tell the users and recover. May be NULL.
+	 */
+	void (*fatal)(void *ctx);
+	void *port_event_ctx;	/* ctx of all four */
+	unsigned int health_poll_ms;	/* 0: 1000 */
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;
 	bool cmd_checksum;

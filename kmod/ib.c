@@ -381,11 +381,83 @@ static bool scx_netdev_link_up(struct net_device *ndev)
 	return netif_running(ndev) && netif_carrier_ok(ndev);
 }
 
-int scx_ib_add(const char *name, struct net_device *ndev)
+/*
+ * Recovery after the firmware died, as mlx5_core's health recovery does it
+ * (unload, then load the function again): the ib_device goes (users are
+ * disassociated; the driver answers their destroys itself), and a new
+ * function comes up under the same name on the same netdev.
+ */
+struct scx_recovery {
+	struct work_struct work;
+	struct scx_ibdev *sdev;		/* held by ib_device_try_get */
+	struct net_device *ndev;
+	netdevice_tracker tracker;
+	const char *name;		/* kstrdup'd: the device's name */
+	unsigned int recoveries;
+};
+
+static struct workqueue_struct *scx_recovery_wq;
+static bool scx_recovery_off;	/* module exit; under scx_ibdevs_lock */
+
+static void scx_recover(struct work_struct *w)
+{
+	struct scx_recovery *r = container_of(w, struct scx_recovery, work);
+	int err;
+
+	ib_unregister_device_and_put(&r->sdev->ib);
+	err = scx_ib_add(r->name, r->ndev, r->recoveries);
+	if (err)
+		pr_err("%s: recovery failed: %d\n", r->name, err);
+	else
+		pr_info("%s: recovered from a firmware fatal error (%u so far)\n", r->name,
+			r->recoveries);
+	netdev_put(r->ndev, &r->tracker);
+	kfree(r->name);
+	kfree(r);
+}
+
+/* The health poll found the firmware dead (process context). */
+static void scx_fatal(void *ctx)
+{
+	struct scx_ibdev *sdev = ctx;
+	struct ib_event ev = {
+		.device = &sdev->ib,
+		.element.port_num = 1,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	struct scx_recovery *r;
+
+	ib_dispatch_event(&ev);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (r)
+		r->name = kstrdup(dev_name(&sdev->ib.dev), GFP_KERNEL);
+	if (!r || !r->name) {
+		kfree(r);
+		return;
+	}
+	mutex_lock(&scx_ibdevs_lock);
+	/* A device already on its way out (link delete, rmmod) stays out. */
+	if (scx_recovery_off || !ib_device_try_get(&sdev->ib)) {
+		mutex_unlock(&scx_ibdevs_lock);
+		kfree(r->name);
+		kfree(r);
+		return;
+	}
+	INIT_WORK(&r->work, scx_recover);
+	r->sdev = sdev;
+	r->ndev = sdev->netdev;
+	netdev_hold(r->ndev, &r->tracker, GFP_KERNEL);
+	r->recoveries = sdev->kdev->recoveries + 1;
+	queue_work(scx_recovery_wq, &r->work);
+	mutex_unlock(&scx_ibdevs_lock);
+}
+
+int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoveries)
 {
 	struct scx_kdev_params p = {
 		.num_comp_eqs = scx_settings.comp_eqs,
 		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
+		.health_poll_ms = scx_settings.health_poll_ms,
 		.dp_active_us = scx_settings.dp_active_us,
 		/* Trapped doorbells need no poller: it may sleep longer. */
 		.dp_idle_max_us = scx_settings.dp_idle_max_us ?:
@@ -410,6 +482,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 	p.port_event = scx_port_event;
 	p.qp_event = scx_qp_event;
 	p.srq_event = scx_srq_event;
+	p.fatal = scx_fatal;
 	p.port_event_ctx = sdev;
 	sdev->link_up = p.link_up;
 	sdev->kdev = scx_kdev_create(name, &p);
@@ -417,6 +490,7 @@ int scx_ib_add(const char *name, struct net_device *ndev)
 		err = PTR_ERR(sdev->kdev);
 		goto err_put;
 	}
+	sdev->kdev->recoveries = recoveries;
 	scx_debugfs_add(sdev->kdev, scx_debugfs_root());
 	err = scx_verbs_query_device(sdev->kdev->drv, &a);
 	if (err)
@@ -453,7 +527,7 @@ err_put:
 
 static int scx_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	return scx_ib_add(ibdev_name, ndev);
+	return scx_ib_add(ibdev_name, ndev, 0);
 }
 
 static struct rdma_link_ops scx_link_ops = {
@@ -498,9 +572,14 @@ int scx_ib_init(const struct scx_ib_settings *s)
 	int err;
 
 	scx_settings = *s;
+	scx_recovery_wq = alloc_ordered_workqueue("softcx-recovery", 0);
+	if (!scx_recovery_wq)
+		return -ENOMEM;
 	err = register_netdevice_notifier(&scx_netdev_nb);
-	if (err)
+	if (err) {
+		destroy_workqueue(scx_recovery_wq);
 		return err;
+	}
 	rdma_link_register(&scx_link_ops);
 	return 0;
 }
@@ -511,6 +590,11 @@ void scx_ib_exit(void)
 
 	rdma_link_unregister(&scx_link_ops);
 	unregister_netdevice_notifier(&scx_netdev_nb);
+	/* A recovery under way finishes (its device is removed below). */
+	mutex_lock(&scx_ibdevs_lock);
+	scx_recovery_off = true;
+	mutex_unlock(&scx_ibdevs_lock);
+	flush_workqueue(scx_recovery_wq);
 	/*
 	 * Unregister what is left; dealloc_driver takes each off the list. A
 	 * device already being removed (rdma link delete) is waited for.
@@ -528,4 +612,5 @@ void scx_ib_exit(void)
 			break;
 		ib_unregister_device_and_put(&sdev->ib);
 	}
+	destroy_workqueue(scx_recovery_wq);
 }

@@ -14,11 +14,16 @@ struct scx_ib_settings {
 	unsigned int cmd_timeout_ms;
 	unsigned int dp_active_us;
 	unsigned int dp_idle_max_us;
+	unsigned int health_poll_ms;
 };
 
 int scx_ib_init(const struct scx_ib_settings *s);
 void scx_ib_exit(void);
-/* Creates a function and its ib_device on ndev; name may contain "%d". */
-int scx_ib_add(const char *name, struct net_device *ndev);
+/*
+ * Creates a function and its ib_device on ndev; name may contain "%d".
+ * recoveries: how often this function was brought back after its
+ * firmware died (0 for a new one).
+ */
+int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoveries);
 
 #endif

@@ -50,6 +50,11 @@ module_param(dp_idle_max_us, uint, 0444);
 MODULE_PARM_DESC(dp_idle_max_us,
 		 "data path: longest sleep between polls when idle, in us (default 0: 100000 with uar_trap, else 16000)");
 
+static unsigned int health_poll_ms = 1000;
+module_param(health_poll_ms, uint, 0444);
+MODULE_PARM_DESC(health_poll_ms,
+		 "firmware health poll period in ms; 3 polls without a tick are fatal (default 1000)");
+
 static char *netdev;
 module_param(netdev, charp, 0444);
 MODULE_PARM_DESC(netdev, "create an RDMA device softcx_<netdev> on this netdev at load");
@@ -80,6 +85,7 @@ static int scx_add_device(int index)
 		.cmd_checksum = cmd_checksum,
 		.dp_active_us = dp_active_us,
 		.dp_idle_max_us = dp_idle_max_us,
+		.health_poll_ms = health_poll_ms,
 	};
 	struct scx_kdev *kdev;
 	char name[16];
@@ -124,7 +130,7 @@ static int scx_add_param_netdev(void)
 		return -ENODEV;
 	}
 	snprintf(name, sizeof(name), "softcx_%s", netdev);
-	err = scx_ib_add(name, ndev);
+	err = scx_ib_add(name, ndev, 0);
 	dev_put(ndev);
 	return err;
 }
@@ -138,6 +144,7 @@ static int __init softcx_init(void)
 		.cmd_timeout_ms = cmd_timeout_ms,
 		.dp_active_us = dp_active_us,
 		.dp_idle_max_us = dp_idle_max_us,
+		.health_poll_ms = health_poll_ms,
 	};
 	unsigned int i;
 	int err;

@@ -56,6 +56,17 @@ void scx_drv_run_tasklet(struct scx_drv *drv, unsigned int eq_index) { drv->dev.
 
 int scx_drv_exec_nop(struct scx_drv *drv) { return driver::cmd::nop(drv->dev.cmd()).to_errno(); }
 
+bool scx_drv_health_poll(struct scx_drv *drv) { return drv->dev.health_poll(); }
+
+void scx_drv_get_health(struct scx_drv *drv, struct scx_drv_health *h)
+{
+	const driver::health_monitor &m = drv->dev.health();
+	h->dead = m.dead();
+	h->misses = m.misses();
+	h->polls = m.polls();
+	h->answered_in_error = drv->dev.cmd().answered_in_error();
+}
+
 void scx_drv_get_info(struct scx_drv *drv, struct scx_drv_info *info)
 {
 	driver::cmd_if &c = drv->dev.cmd();

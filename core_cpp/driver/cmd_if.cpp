@@ -263,6 +263,8 @@ result<u32> cmd_if::alloc_slot(bool page_cmd)
 	u32 mask = page_cmd && page_mask_ ? page_mask_ : regular_mask_;
 	u64 end = scx_env_now_ns() + ms_to_ns(cfg_.timeout_ms);
 	for (;;) {
+		if (in_error())
+			return errc::io;
 		if (abandoned_.load())
 			reclaim_returned();
 		unsigned long f = lock_.lock();
@@ -317,7 +319,7 @@ status cmd_if::wait_done(u32 idx, u32 gen, bool polling)
 	slot &s = slots_[idx];
 	u64 end = s.t_start + ms_to_ns(cfg_.timeout_ms);
 	if (polling) {
-		for (u32 spins = 0; owned_by_hw(idx) && scx_env_now_ns() <= end; spins++) {
+		for (u32 spins = 0; owned_by_hw(idx) && scx_env_now_ns() <= end && !in_error(); spins++) {
 			if (spins < 64)
 				scx_env_relax();
 			else
@@ -333,7 +335,7 @@ status cmd_if::wait_done(u32 idx, u32 gen, bool polling)
 			// Only the handler completes, and only after claiming this command.
 			if (nap && s.done.wait(nap).is_ok())
 				return status::ok();
-			if (!owned_by_hw(idx) || scx_env_now_ns() > end)
+			if (!owned_by_hw(idx) || scx_env_now_ns() > end || in_error())
 				break;
 		}
 	}
@@ -346,6 +348,8 @@ status cmd_if::wait_done(u32 idx, u32 gen, bool polling)
 		}
 	} else if (s.state.compare_exchange(exp, gen | st_abandoned)) {
 		abandoned_.fetch_add(1);
+		if (in_error())
+			return errc::io; // the device will never answer
 		scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) timed out after %u ms; slot %u kept until the device returns it",
 			    name_, opcode_name(s.opcode), s.opcode, cfg_.timeout_ms, idx);
 		return errc::timedout;
@@ -439,6 +443,39 @@ void cmd_if::account(u16 opcode, status s, bool timed_out, u64 ns)
 	}
 }
 
+// mlx5_core's list (mlx5_internal_err_ret_value), as far as softcx's
+// firmware serves these opcodes.
+static bool releases_only(u16 op)
+{
+	switch (op) {
+	case prm::op::teardown_hca:
+	case prm::op::disable_hca:
+	case prm::op::manage_pages:
+	case prm::op::destroy_mkey:
+	case prm::op::destroy_eq:
+	case prm::op::destroy_cq:
+	case prm::op::destroy_qp:
+	case prm::op::qp_2err:
+	case prm::op::qp_2rst:
+	case prm::op::destroy_srq:
+	case prm::op::dealloc_q_counter:
+	case prm::op::dealloc_pd:
+	case prm::op::dealloc_uar:
+		return true;
+	default:
+		return false;
+	}
+}
+
+status cmd_if::error_answer(u16 op, void *out, u32 outlen)
+{
+	error_answers_.fetch_add(1, mo::relaxed);
+	if (!releases_only(op))
+		return errc::io;
+	zero_bytes(out, outlen);
+	return status::ok();
+}
+
 status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 {
 	if (!up_)
@@ -446,6 +483,8 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 	if (inlen < prm::mbox_in::size_bytes || outlen < prm::mbox_out::size_bytes || !in || !out)
 		return errc::inval;
 	u16 op = u16(prm::get(in, prm::mbox_in::opcode));
+	if (in_error())
+		return error_answer(op, out, outlen);
 	u8 token = next_token();
 	u32 nin = prm::cmdq::blocks_for(inlen), nout = prm::cmdq::blocks_for(outlen);
 	raise_max(max_in_blocks_, nin);
@@ -462,6 +501,11 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 		copy_to_chain(*ib, static_cast<const u8 *>(in) + inline_bytes, inlen - inline_bytes);
 
 	auto idx = alloc_slot(op == prm::op::manage_pages);
+	if (!idx && in_error()) {
+		pool_.put_chain(*ib);
+		pool_.put_chain(*ob);
+		return error_answer(op, out, outlen);
+	}
 	if (!idx) {
 		scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) timed out waiting for a command slot", name_,
 			    opcode_name(op), op);
@@ -487,10 +531,11 @@ status cmd_if::exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags)
 	bar_->write32(prm::reg_offset(prm::init_seg::cmd_dbell), 1u << *idx);
 
 	status st = wait_done(*idx, gen, polling);
-	if (st.code() == errc::timedout) {
+	if (st.code() == errc::timedout || st.code() == errc::io) {
 		scx_env_trace_cmd_done(name_, op, u8(*idx), trace_no_output, 0, scx_env_now_ns() - s.t_start);
-		account(op, st, true, 0);
-		return st; // slot and mailboxes stay with the device
+		account(op, st, st.code() == errc::timedout, 0);
+		// The slot and mailboxes stay with the device.
+		return st.code() == errc::io ? error_answer(op, out, outlen) : st;
 	}
 	u64 ns = scx_env_now_ns() - s.t_start;
 	done_info di;

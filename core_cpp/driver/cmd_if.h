@@ -61,6 +61,16 @@ public:
 	// failure is logged once, naming the opcode.
 	status exec(const void *in, u32 inlen, void *out, u32 outlen, u32 flags = 0);
 
+	// The firmware is gone (the health monitor said so). Commands in
+	// flight end now; this and every later one gets the answer mlx5_core
+	// gives in its internal-error state: success for commands that only
+	// release something (so teardown runs to its end), an I/O error for
+	// the rest. Their slots stay with the dead device.
+	void enter_error_state() { internal_error_.store(1, mo::release); }
+	bool in_error() const { return internal_error_.load(mo::acquire) != 0; }
+	// Commands answered so by the driver itself.
+	u64 answered_in_error() const { return error_answers_.load(mo::relaxed); }
+
 	void use_events() { mode_.store(u32(mode::events)); }
 	void use_polling() { mode_.store(u32(mode::polling)); }
 	mode current_mode() const { return mode(mode_.load()); }
@@ -132,6 +142,7 @@ private:
 	status wait_done(u32 idx, u32 gen, bool polling);
 	status finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in, done_info *di);
 	void account(u16 opcode, status s, bool timed_out, u64 ns);
+	status error_answer(u16 opcode, void *out, u32 outlen);
 
 	bus::mmio *bar_ = nullptr;
 	bus::platform *plat_ = nullptr;
@@ -156,6 +167,8 @@ private:
 	atomic<u32> mode_{u32(mode::polling)};
 	atomic<u32> abandoned_{0};
 	atomic<u64> recovered_{0};
+	atomic<u32> internal_error_{0};
+	atomic<u64> error_answers_{0};
 	atomic<u32> max_in_blocks_{0}, max_out_blocks_{0};
 	slot slots_[32];
 	op_counters *stats_ = nullptr; // [stat_opcodes]

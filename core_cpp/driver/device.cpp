@@ -223,6 +223,16 @@ status device::create_eqs()
 	return status::ok();
 }
 
+bool device::health_poll()
+{
+	if (!cmd_up_ || health_.poll(*bar_) != health_monitor::verdict::dead_now)
+		return false;
+	scx_env_log(SCX_LOG_ERR, "%s: device's health compromised: health counter stuck for %u polls; "
+		    "entering the internal error state", cfg_.name, health_monitor::max_misses);
+	cmd_.enter_error_state();
+	return true;
+}
+
 void device::teardown()
 {
 	for (u32 i = ncomp_; i-- > 0;)

@@ -9,6 +9,7 @@
 #include "driver/commands.h"
 #include "driver/cq.h"
 #include "driver/eq.h"
+#include "driver/health.h"
 #include "driver/pages.h"
 
 namespace scx::driver {
@@ -69,6 +70,12 @@ public:
 	// atomic or roce; mode: prm::cap_mode); null if not read.
 	const u8 *cap(u16 type, u16 mode) const;
 
+	// One health poll (from the platform's timer). true exactly once: when
+	// the firmware is first found dead; the command interface is then in
+	// its error state, and the caller tells the users and recovers.
+	bool health_poll();
+	const health_monitor &health() const { return health_; }
+
 	// The tasklet body of comp EQ `comp_index`.
 	void run_completions(u32 comp_index);
 
@@ -100,6 +107,7 @@ private:
 	bus::mmio *bar_ = nullptr;
 	bus::platform *plat_ = nullptr;
 	cmd_if cmd_;
+	health_monitor health_;
 	fw_pages pages_;
 	cq_table cqs_;
 	eq async_;

@@ -49,7 +49,8 @@ void fw_pages::fini()
 	stop();
 	if (!buckets_)
 		return;
-	if (held_)
+	// A dead device returns nothing: its pages are simply ours again.
+	if (held_ && !(cmd_ && cmd_->in_error()))
 		scx_env_log(SCX_LOG_WARN, "%s: freeing %u pages the device did not return", name_, held_);
 	for (u32 b = 0; b <= mask_; b++) {
 		while (node *n = buckets_[b]) {
@@ -241,6 +242,9 @@ status fw_pages::satisfy_startup(bool boot)
 
 status fw_pages::reclaim_all(u32 timeout_ms)
 {
+	if (cmd_->in_error())
+		return status::ok(); // nobody to ask; fini() frees them
+
 	u64 deadline = scx_env_now_ns() + u64(timeout_ms) * 1000000;
 	for (;;) {
 		u32 left;

@@ -89,6 +89,8 @@ struct scx_bar *scx_hca_bar(struct scx_hca *hca) { return bus::to_bar(&hca->dev.
 
 void scx_hca_set_link(struct scx_hca *hca, bool up) { hca->dev.set_link(up); }
 
+void scx_hca_fw_die(struct scx_hca *hca) { hca->dev.die(); }
+
 int scx_hca_fault_delay(struct scx_hca *hca, uint16_t opcode, uint32_t ms, uint32_t count)
 {
 	return hca->dev.faults().delay(opcode, ms, count).to_errno();

@@ -92,8 +92,17 @@ void cmd_processor::write_addr_l(u32 v)
 	}
 }
 
+void cmd_processor::hang()
+{
+	u32 s = state_.load();
+	while (s != stopped && !state_.compare_exchange(s, hung))
+		;
+}
+
 void cmd_processor::ring(u32 mask)
 {
+	if (state_.load() == hung)
+		return; // a dead firmware reads no doorbell
 	if (state_.load() != running) {
 		scx_env_log(SCX_LOG_WARN, "hca: command doorbell 0x%x before the queue is set up", mask);
 		return;

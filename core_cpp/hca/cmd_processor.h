@@ -44,6 +44,9 @@ public:
 		    u32 boot_delay_us);
 	// Stop executing; waits for a running pass to finish.
 	void stop();
+	// The firmware died: doorbells are ignored from now on, commands posted
+	// stay owned by the device forever (until stop()).
+	void hang();
 
 	// Init segment registers.
 	u32 addr_h() const { return addr_h_.load(); }
@@ -60,7 +63,7 @@ public:
 	u64 executed() const { return executed_.load(mo::relaxed); }
 
 private:
-	enum state : u32 { booting, idle, pending, running, broken, stopped };
+	enum state : u32 { booting, idle, pending, running, broken, stopped, hung };
 
 	static void work_fn(void *arg) { static_cast<cmd_processor *>(arg)->run(); }
 	void run();

@@ -41,6 +41,14 @@ public:
 	// Stop the firmware: no command runs afterwards (the driver may then
 	// free the queue, mailboxes and pages). Also done by the destructor.
 	void stop() { cmd_.stop(); }
+	// The firmware dies (fault injection): the health counter stops, no
+	// command or doorbell is served any more. Only destruction follows.
+	void die()
+	{
+		regs_.freeze_health();
+		cmd_.hang();
+		dp_.halt();
+	}
 
 	bus::mmio &bar0();
 	fault_hooks &faults() { return faults_; }

@@ -104,6 +104,8 @@ u32 data_path::poll()
 
 u32 data_path::round(bool trapped, bool *timer_set)
 {
+	if (halted_.load(mo::acquire))
+		return policy_.idle_max_us;
 	u64 now = scx_env_now_ns();
 	bool more;
 	u64 timer;

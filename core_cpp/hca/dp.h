@@ -101,6 +101,8 @@ public:
 	u32 poll();
 	// A doorbell arrived through BAR0 (kernel-owned queues).
 	void kick() { kicked_.store(1, mo::release); }
+	// The firmware died: no round does anything from now on.
+	void halt() { halted_.store(1, mo::release); }
 	// A store to a UAR page is on its way (the writer trapped on it): run
 	// a round now, in the writer's context, as a device starts on a
 	// doorbell the moment it crosses the bus. Work it leaves for later
@@ -192,6 +194,7 @@ private:
 	dp_policy policy_{};
 	spinlock lock_;
 	atomic<u32> kicked_{0};
+	atomic<u32> halted_{0};
 	dp_stats stats_{};
 	u32 slot_ = fabric::none;   // on the fabric
 	void (*wake_)(void *) = nullptr;

@@ -23,6 +23,12 @@ void bar0_regs::init(const device_config &cfg, cmd_processor &cmd, eq_engine &eq
 	boot_ns_ = scx_env_now_ns();
 }
 
+void bar0_regs::freeze_health()
+{
+	health_last_ = health_now(scx_env_now_ns());
+	health_frozen_.store(1, mo::release);
+}
+
 bool bar0_regs::uar_page(u32 offset, u32 *uar, u32 *in_page) const
 {
 	u32 page = offset / prm::uar_page::size;
@@ -54,7 +60,8 @@ u32 bar0_regs::read32(u32 offset)
 	case prm::reg_offset(regs::internal_timer_l):
 		return u32(now);
 	case prm::reg_offset(regs::health_counter):
-		return prm::reg_set(0, iseg::health_counter, u32((now - boot_ns_) >> health_tick_shift));
+		return prm::reg_set(0, iseg::health_counter,
+				    health_frozen_.load(mo::acquire) ? health_last_ : health_now(now));
 	default:
 		// Health buffer, timeouts, clocks, UAR pages: all zero.
 		return 0;

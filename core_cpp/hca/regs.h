@@ -25,6 +25,8 @@ public:
 
 	// The health counter ticks every 2^20 ns (about 1 ms) of device time.
 	static constexpr u32 health_tick_shift = 20;
+	// The firmware died: the counter keeps its last value from now on.
+	void freeze_health();
 
 private:
 	bool uar_page(u32 offset, u32 *uar, u32 *in_page) const;
@@ -37,6 +39,9 @@ private:
 	u32 first_uar_ = 0;
 	u32 num_uars_ = 0;
 	u64 boot_ns_ = 0;
+	atomic<u32> health_frozen_{0};
+	u32 health_last_ = 0;
+	u32 health_now(u64 now) const { return u32((now - boot_ns_) >> health_tick_shift); }
 };
 
 } // namespace scx::hca

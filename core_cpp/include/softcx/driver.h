@@ -91,6 +91,22 @@ void scx_drv_handle_irq(struct scx_drv *drv, unsigned int vector);
 /* The tasklet body of completion EQ `eq_index`. */
 void scx_drv_run_tasklet(struct scx_drv *drv, unsigned int eq_index);
 
+/*
+ * One poll of the firmware's health counter (process context, from a
+ * timer). true once, when the firmware is first found dead: from then on
+ * commands are answered by the driver (mlx5_core's internal-error state),
+ * and the caller must tell the users and tear the function down.
+ */
+bool scx_drv_health_poll(struct scx_drv *drv);
+
+struct scx_drv_health {
+	bool dead;
+	uint32_t misses;		/* polls in a row the counter stood still */
+	uint64_t polls;
+	uint64_t answered_in_error;	/* commands the driver answered itself */
+};
+void scx_drv_get_health(struct scx_drv *drv, struct scx_drv_health *h);
+
 /* One NOP command, end to end. 0 or a negative errno. */
 int scx_drv_exec_nop(struct scx_drv *drv);
 

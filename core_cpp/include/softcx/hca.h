@@ -37,6 +37,12 @@ struct scx_bar *scx_hca_bar(struct scx_hca *hca);
 /* Link down/up: a PORT_CHANGE event to a subscribed EQ. */
 void scx_hca_set_link(struct scx_hca *hca, bool up);
 
+/*
+ * The firmware dies, as a ConnectX's can: its health counter stops and it
+ * serves no command or doorbell any more. Only scx_hca_destroy follows.
+ */
+void scx_hca_fw_die(struct scx_hca *hca);
+
 /* Fault injection, per opcode, for the next `count` commands. */
 int scx_hca_fault_delay(struct scx_hca *hca, uint16_t opcode, uint32_t ms, uint32_t count);
 int scx_hca_fault_drop(struct scx_hca *hca, uint16_t opcode, uint32_t count);

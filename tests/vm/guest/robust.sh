@@ -117,7 +117,7 @@ fw_fatal() {
 		result robust_fw_fatal FAIL "the workers did not start"
 		return
 	fi
-	echo fw_fatal 1 >$dbg/inject
+	echo fw_fatal >$dbg/inject
 	if workers_end; then
 		result robust_fw_fatal PASS "health counter stopped: 3 processes saw DEVICE_FATAL"
 	else
@@ -151,9 +151,11 @@ while :; do
 	run_program uverbs_fuzz 1200 "$fz" -d $dev -g "$gidx" -D $dbg -n "$fuzz" -s "$((seed + pass))"
 	remove_under_load link_delete rdma link delete $dev
 	remove_under_load rmmod rmmod softcx
+	fw_fatal
 	[ $((SECONDS - t_start)) -lt "$secs" ] || break
 done
-echo "robust: $pass passes in $((SECONDS - t_start)) s; devices removed under load: $removed"
+echo "robust: $pass passes in $((SECONDS - t_start)) s; devices removed under load: $removed;" \
+	"recovered from firmware death: $recovered"
 up && cat $dbg/info $dbg/objects
 if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
 	result robust_teardown PASS
