@@ -50,6 +50,12 @@ module-testk: test-kernel
 check:
 	@scripts/check.sh
 
+# The long variants: robust.sh for DURATION seconds on the test kernel,
+# a million fuzzed WQEs on the stock one (scripts/soak.sh).
+DURATION ?= 3600
+soak: deps
+	@scripts/soak.sh $(DURATION)
+
 demo: module
 	@scripts/demo.sh
 
@@ -182,7 +188,7 @@ fuzz-replay: $(FUZZ_BIN)
 VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
-.PHONY: verbs-tests
+.PHONY: verbs-tests soak
 VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz
 verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS))
 # Each program with vt.c (the helpers they share); -lpthread for robust.

@@ -3,6 +3,7 @@
  * robust: the device under abuse from plain libibverbs processes.
  *
  *   robust -d DEV -g GIDX -D DEBUGFS_DIR MODE [-r ROUNDS] [-n N] [-t SECS] [-s SEED] [-F]
+ *          [-w traffic|churn|many]
  *
  * Modes:
  *   traffic  one process's RC traffic (RDMA WRITE + SEND through an SRQ on a
@@ -12,7 +13,8 @@
  *            dead). Prints "READY" when running and "DONE ..." at its end.
  *   kill     -r ROUNDS: each round forks 1-3 processes (traffic, object
  *            churn, or many objects plus traffic), SIGKILLs them at a random
- *            moment, and requires debugfs objects back to baseline. A
+ *            moment, and requires debugfs objects back to baseline (-D -:
+ *            a device without softcx's debugfs, such as rxe0: not checked). A
  *            bystander runs traffic throughout and must never stall.
  *   threads  -n N threads create and destroy every kind of object in one
  *            context (-r ROUNDS each) while another thread runs traffic.
@@ -49,9 +51,10 @@ struct opts {
 	int secs;
 	uint64_t seed;
 	bool expect_fatal;
+	int workload;		/* -w: kill rounds use only this one; -1: any */
 };
 
-static struct opts o = { .gidx = 0, .rounds = 20, .threads = 4, .secs = 0, .seed = 1 };
+static struct opts o = { .gidx = 0, .rounds = 20, .threads = 4, .secs = 0, .seed = 1, .workload = -1 };
 static volatile sig_atomic_t stop_requested;
 static atomic_bool device_fatal;
 
@@ -422,6 +425,9 @@ static bool kill_round(uint64_t *rs, const struct vt_objects *base, int *killed,
 	for (int i = 0; i < n; i++) {
 		enum workload w = (enum workload)(vt_rand(rs) % W_COUNT);
 
+		if (o.workload >= 0)
+			w = (enum workload)o.workload;
+
 		pid[i] = spawn(w, &fd[i]);
 		if (pid[i] < 0 || !wait_ready(fd[i], 30000)) {
 			snprintf(why, len, "a %s process never got going", workload_name[w]);
@@ -438,7 +444,7 @@ static bool kill_round(uint64_t *rs, const struct vt_objects *base, int *killed,
 		close(fd[i]);
 		(*killed)++;
 	}
-	if (!vt_objects_settle(o.dbg, base, 5000, diff, sizeof(diff))) {
+	if (o.dbg[0] != '-' && !vt_objects_settle(o.dbg, base, 5000, diff, sizeof(diff))) {
 		snprintf(why, len, "objects not back to baseline:%s", diff);
 		return false;
 	}
@@ -458,7 +464,8 @@ static int mode_kill(void)
 		vt_result("robust_kill_setup", false, "the bystander did not start: %s", line);
 		return 1;
 	}
-	vt_objects_read(o.dbg, &base);
+	if (o.dbg[0] != '-')
+		vt_objects_read(o.dbg, &base);
 	for (int r = 0; r < o.rounds; r++) {
 		if (kill_round(&rs, &base, &killed, why, sizeof(why)))
 			good++;
@@ -551,7 +558,7 @@ static int mode_threads(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: robust -d DEV -g GIDX -D DEBUGFS traffic|kill|threads "
-			"[-r ROUNDS] [-n THREADS] [-t SECS] [-s SEED] [-F]\n");
+			"[-r ROUNDS] [-n THREADS] [-t SECS] [-s SEED] [-F] [-w WORKLOAD]\n");
 	exit(2);
 }
 
@@ -559,7 +566,7 @@ int main(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:g:D:r:n:t:s:F")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:D:r:n:t:s:w:F")) != -1) {
 		switch (opt) {
 		case 'd': o.dev = optarg; break;
 		case 'g': o.gidx = atoi(optarg); break;
@@ -569,6 +576,13 @@ int main(int argc, char **argv)
 		case 't': o.secs = atoi(optarg); break;
 		case 's': o.seed = strtoull(optarg, NULL, 0); break;
 		case 'F': o.expect_fatal = true; break;
+		case 'w':
+			for (int i = 0; i < W_COUNT; i++)
+				if (!strcmp(optarg, workload_name[i]))
+					o.workload = i;
+			if (o.workload < 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}

@@ -146,9 +146,10 @@ fi
 t_start=$SECONDS pass=0
 while :; do
 	pass=$((pass + 1))
-	run_program robust_kill 900 "$rb" -d $dev -g "$gidx" -D $dbg -r "$rounds" -s "$((seed + pass))" kill
-	run_program robust_threads 900 "$rb" -d $dev -g "$gidx" -D $dbg -n 4 -r "$churn" threads
-	run_program uverbs_fuzz 1200 "$fz" -d $dev -g "$gidx" -D $dbg -n "$fuzz" -s "$((seed + pass))"
+	# Time limits scale with the sizes (make soak's are larger).
+	run_program robust_kill $((120 + rounds * 30)) "$rb" -d $dev -g "$gidx" -D $dbg -r "$rounds" -s "$((seed + pass))" kill
+	run_program robust_threads $((300 + churn * 10)) "$rb" -d $dev -g "$gidx" -D $dbg -n 4 -r "$churn" threads
+	run_program uverbs_fuzz $((300 + fuzz / 10)) "$fz" -d $dev -g "$gidx" -D $dbg -n "$fuzz" -s "$((seed + pass))"
 	remove_under_load link_delete rdma link delete $dev
 	remove_under_load rmmod rmmod softcx
 	fw_fatal

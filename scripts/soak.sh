@@ -1,0 +1,63 @@
+#!/bin/bash
+# `make soak DURATION=S`: the long runs make check cannot afford.
+#  - the KASAN/lockdep/kmemleak test kernel: the robustness part
+#    (tests/vm/guest/robust.sh) repeated until S seconds have passed, with
+#    100 kill rounds and 100000 fuzzed uverbs inputs a pass;
+#  - the stock kernel: wqe_fuzz for SOAK_WQES WQEs (default a million),
+#    whose rate it reports.
+# The summary says what was done (processes killed, devices removed and
+# recovered, inputs and WQEs fuzzed), the kernel logs must be clean and
+# every result must pass; exit 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-3600} wqes=${SOAK_WQES:-1000000}
+out=build/soak
+rm -rf "$out"
+mkdir -p "$out"
+failed=0
+t0=$SECONDS
+
+make -s module module-testk verbs-tests >"$out/build.log" 2>&1 || { echo "build failed ($out/build.log)"; exit 1; }
+overlay() { # overlay DIR KO...
+	local d=$1
+	shift
+	mkdir -p "$d"
+	cp "$@" build/verbs/* tests/vm/guest/* "$d/"
+}
+# one NAME PARTS TIMEOUT [run-guest options] -- kernel args: a suite.sh boot, judged.
+one() {
+	local name=$1 parts=$2 tmo=$3 opts=() rc=0
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	echo "---- $name: $parts ($(date +%T))"
+	tests/vm/run-guest.sh -l "$out/$name" -t "$tmo" "${opts[@]}" tests/vm/guest/suite.sh -- \
+		"suite=$parts" "$@" >"$out/$name.log" 2>&1 || rc=$?
+	local extra=()
+	[ -e "$out/$name/results.log" ] && grep -aq '^PART-BEGIN kmemleak' "$out/$name/results.log" && extra=(kmemleak)
+	tests/vm/check-results.sh "$out/$name/results.log" tests/vm/guest ${parts//,/ } "${extra[@]}" ||
+		failed=$((failed + 1))
+	tests/vm/scan-log.sh "$out/$name/console.log" >>"$out/$name.log" 2>&1 ||
+		{ echo "FAIL $name: kernel log (see $out/$name/console.log)"; failed=$((failed + 1)); }
+	local n_pass n_fail
+	n_pass=$(grep -a -c '^RESULT .* PASS' "$out/$name/results.log" 2>/dev/null)
+	n_fail=$(grep -a -c '^RESULT .* FAIL' "$out/$name/results.log" 2>/dev/null)
+	echo "$name: ${n_pass:-0} results passed, ${n_fail:-0} failed, guest exit $rc"
+	grep -a '^RESULT .* FAIL' "$out/$name/results.log" 2>/dev/null | tr -d '\r' | head -20 | sed 's/^/    /'
+	[ "${n_fail:-0}" = 0 ] && [ $rc = 0 ] || failed=$((failed + 1))
+}
+
+overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko
+one testk robust $((secs + 3600)) -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- \
+	"rb_secs=$secs" rb_rounds=100 rb_fuzz=100000 rb_churn=200
+overlay "$out/ovl-stock" build/kmod-stock/src/softcx.ko
+one stock wqe-fuzz $((wqes / 20 + 1800)) -o "$out/ovl-stock" -- "wf_iter=$wqes"
+
+echo
+counts=$(grep -a -h -o '\[COUNT [a-z_]*=[0-9]*\]' "$out"/*/results.log 2>/dev/null | tr -d '[]' |
+	awk '{ split($2, kv, "="); n[kv[1]] += kv[2] } END { for (k in n) printf " %s=%d", k, n[k] }')
+rate=$(grep -a -h -o '[0-9]* WQEs/s' "$out/stock/results.log" 2>/dev/null | tail -1)
+passes=$(grep -a -h -o 'robust: [0-9]* passes in [0-9]* s' "$out/testk/console.log" 2>/dev/null | tail -1)
+echo "soak: $((SECONDS - t0)) s; ${passes:-robust: no summary}; done:$counts; wqe_fuzz ${rate:-no rate}"
+echo "soak: $failed failures"
+[ $failed = 0 ]
