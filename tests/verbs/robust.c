@@ -354,8 +354,12 @@ static int mode_traffic(void)
 	return ok ? 0 : 1;
 }
 
-/* Fork a victim running workload w; *ready_rd hears when it is going. */
-static pid_t spawn(enum workload w, int *ready_rd)
+/*
+ * Fork with a pipe from the child: a victim running workload w (it writes
+ * one byte when going), or with bystander set the traffic mode, whose
+ * stdout the pipe is. The read end goes to *rd.
+ */
+static pid_t fork_piped(bool bystander, enum workload w, int *rd)
 {
 	int p[2];
 	pid_t pid;
@@ -365,10 +369,15 @@ static pid_t spawn(enum workload w, int *ready_rd)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		victim(w, p[1]);
+		if (!bystander)
+			victim(w, p[1]);
+		dup2(p[1], 1);
+		close(p[1]);
+		o.secs = 0;
+		_exit(mode_traffic());
 	}
 	close(p[1]);
-	*ready_rd = p[0];
+	*rd = p[0];
 	return pid;
 }
 
@@ -378,27 +387,6 @@ static bool wait_ready(int fd, int ms)
 	char c;
 
 	return poll(&p, 1, ms) == 1 && read(fd, &c, 1) == 1;
-}
-
-/* The bystander: traffic mode in a child, until SIGTERM. */
-static pid_t start_bystander(int *out_rd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		o.secs = 0;
-		_exit(mode_traffic());
-	}
-	close(p[1]);
-	*out_rd = p[0];
-	return pid;
 }
 
 static bool read_line(int fd, char *buf, size_t len, const char *prefix)
@@ -428,7 +416,7 @@ static bool kill_round(uint64_t *rs, const struct vt_objects *base, int *killed,
 		if (o.workload >= 0)
 			w = (enum workload)o.workload;
 
-		pid[i] = spawn(w, &fd[i]);
+		pid[i] = fork_piped(false, w, &fd[i]);
 		if (pid[i] < 0 || !wait_ready(fd[i], 30000)) {
 			snprintf(why, len, "a %s process never got going", workload_name[w]);
 			for (int j = 0; j <= i; j++)
@@ -457,7 +445,7 @@ static int mode_kill(void)
 	struct vt_objects base;
 	int killed = 0, good = 0, out, status = -1;
 	char why[300] = "", line[256] = "";
-	pid_t by = start_bystander(&out);
+	pid_t by = fork_piped(true, W_TRAFFIC, &out); /* until SIGTERM */
 
 	printf("INFO kill: %d rounds, seed %llu\n", o.rounds, (unsigned long long)o.seed);
 	if (by < 0 || !read_line(out, line, sizeof(line), "READY")) {

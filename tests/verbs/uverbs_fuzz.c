@@ -19,7 +19,6 @@
  * fuzzed GET_CONTEXT). At the end debugfs objects must be back to baseline.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -683,32 +682,6 @@ static bool context_open(bool fuzzed)
 	return true;
 }
 
-/* /dev/infiniband/uverbsN of the device named dev. */
-static bool find_uverbs(const char *dev)
-{
-	char p[256], name[64];
-	struct dirent *d;
-	DIR *dir = opendir("/sys/class/infiniband_verbs");
-	bool found = false;
-
-	while (dir && !found && (d = readdir(dir))) {
-		FILE *f;
-
-		if (strncmp(d->d_name, "uverbs", 6))
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/infiniband_verbs/%.40s/ibdev", d->d_name);
-		f = fopen(p, "r");
-		if (f && fscanf(f, "%63s", name) == 1 && !strcmp(name, dev)) {
-			snprintf(st.path, sizeof(st.path), "/dev/infiniband/%.40s", d->d_name);
-			found = true;
-		}
-		if (f)
-			fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
 
 /* The port's GID at st.gidx, from sysfs ("xxxx:xxxx:...", 8 groups). */
 static bool read_gid(const char *dev)
@@ -802,7 +775,7 @@ int main(int argc, char **argv)
 	signal(SIGSEGV, on_fault);
 	signal(SIGBUS, on_fault);
 	signal(SIGPIPE, SIG_IGN);
-	if (!find_uverbs(dev) || !read_gid(dev) || !setup_memory() || !vt_objects_read(dbg, &base)) {
+	if (!vt_uverbs_path(dev, st.path, sizeof(st.path)) || !read_gid(dev) || !setup_memory() || !vt_objects_read(dbg, &base)) {
 		vt_result("uverbs_fuzz_setup", false, "%s: no uverbs device, GID %d, memory or debugfs", dev, st.gidx);
 		return 1;
 	}

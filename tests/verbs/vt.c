@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "vt.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,32 @@ struct ibv_context *vt_open(const char *name)
 	if (!ctx && !errno)
 		errno = ENODEV;
 	return ctx;
+}
+
+bool vt_uverbs_path(const char *name, char *path, size_t len)
+{
+	char p[256], dev[64];
+	struct dirent *d;
+	DIR *dir = opendir("/sys/class/infiniband_verbs");
+	bool found = false;
+
+	while (dir && !found && (d = readdir(dir))) {
+		FILE *f;
+
+		if (strncmp(d->d_name, "uverbs", 6))
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/infiniband_verbs/%.40s/ibdev", d->d_name);
+		f = fopen(p, "r");
+		if (f && fscanf(f, "%63s", dev) == 1 && !strcmp(dev, name)) {
+			snprintf(path, len, "/dev/infiniband/%.40s", d->d_name);
+			found = true;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
 }
 
 long long vt_counter(const char *dir, const char *file, const char *key)

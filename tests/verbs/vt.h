@@ -23,6 +23,9 @@ void vt_result(const char *name, bool pass, const char *fmt, ...)
 /* The device called `name`, opened; NULL (errno set) if absent. */
 struct ibv_context *vt_open(const char *name);
 
+/* /dev/infiniband/uverbsN of the device called `name`, into path. */
+bool vt_uverbs_path(const char *name, char *path, size_t len);
+
 /* A value of debugfs DIR/FILE ("key value" lines); -1 if absent. */
 long long vt_counter(const char *dir, const char *file, const char *key);
 
