@@ -254,8 +254,7 @@ static void scx_health_work(struct work_struct *w)
 {
 	struct scx_kdev *kdev = container_of(to_delayed_work(w), struct scx_kdev, health_work);
 
-	if (scx_drv_health_poll(kdev->drv)) {
-		pr_err("%s: firmware fatal error: the health counter stopped\n", kdev->name);
+	if (scx_drv_health_poll(kdev->drv)) {	/* the driver logged why */
 		if (kdev->fatal)
 			kdev->fatal(kdev->port_event_ctx);
 		return;	/* nothing to watch any more; teardown follows */

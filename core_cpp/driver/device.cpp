@@ -227,8 +227,8 @@ bool device::health_poll()
 {
 	if (!cmd_up_ || health_.poll(*bar_) != health_monitor::verdict::dead_now)
 		return false;
-	scx_env_log(SCX_LOG_ERR, "%s: device's health compromised: health counter stuck for %u polls; "
-		    "entering the internal error state", cfg_.name, health_monitor::max_misses);
+	scx_env_log(SCX_LOG_ERR, "%s: firmware dead (%s): the driver answers all commands from now on",
+		    cfg_.name, health_.cause());
 	cmd_.enter_error_state();
 	return true;
 }

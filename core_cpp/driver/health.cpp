@@ -16,11 +16,13 @@ health_monitor::verdict health_monitor::poll(bus::mmio &bar)
 				     prm::initial_seg::health_counter));
 	if (fw_rev == ~0u) {
 		dead_ = true;
+		cause_ = "the BAR reads all ones";
 		return verdict::dead_now;
 	}
 	if (started_ && count == last_) {
 		if (++misses_ >= max_misses) {
 			dead_ = true;
+			cause_ = "the health counter did not move for 3 polls";
 			return verdict::dead_now;
 		}
 	} else {

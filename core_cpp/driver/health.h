@@ -17,12 +17,15 @@ public:
 
 	verdict poll(bus::mmio &bar);
 	bool dead() const { return dead_; }
+	// Why poll() said dead, for the log.
+	const char *cause() const { return cause_; }
 	u32 misses() const { return misses_; }
 	u64 polls() const { return polls_; }
 
 private:
 	bool started_ = false;
 	bool dead_ = false;
+	const char *cause_ = "";
 	u32 last_ = 0;
 	u32 misses_ = 0;
 	u64 polls_ = 0;
