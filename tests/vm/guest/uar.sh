@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest: the UAR doorbell emulation (kmod/ib_uar.c, kmod/uar_emul.c) as
+# applications use and abuse the mapping (build/verbs/uar_doorbells from the
+# overlay): hand-rung doorbells from several threads at once, an SSE store,
+# fork, mremap and mprotect of the UAR page. Which forms are emulated, which
+# are served by mapping the page and which are refused: uar_doorbells.c.
+set -uo pipefail
+# shellcheck source=common.sh
+. "${BASH_SOURCE%/*}/common.sh"
+
+bin=/harness/extra/uar_doorbells dev=softcx_0
+kmemleak_begin
+setup_netdev || result uar_netdev FAIL dummy0
+if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
+	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
+	result uar_link_add FAIL
+	finish
+	exit 1
+fi
+dbg=/sys/kernel/debug/softcx/$dev
+run_program uar_doorbells 300 "$bin" -d $dev -g "$gidx" -D $dbg -n 4 -i 200
+grep '^uar_' $dbg/dp
+if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
+	result uar_teardown PASS
+else
+	result uar_teardown FAIL
+fi
+kmemleak_check softcx
+finish
