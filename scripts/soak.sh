@@ -2,7 +2,8 @@
 # `make soak DURATION=S`: the long runs make check cannot afford.
 #  - the KASAN/lockdep/kmemleak test kernel: the robustness part
 #    (tests/vm/guest/robust.sh) repeated until S seconds have passed, with
-#    100 kill rounds and 100000 fuzzed uverbs inputs a pass;
+#    100 kill rounds and 100000 fuzzed uverbs inputs a pass; then the
+#    perftest sweeps over every size (datapath-sweeps.sh) on it;
 #  - the stock kernel: wqe_fuzz for SOAK_WQES WQEs (default a million),
 #    whose rate it reports.
 # The summary says what was done (processes killed, devices removed and
@@ -50,6 +51,8 @@ one() {
 overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko
 one testk robust $((secs + 3600)) -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- \
 	"rb_secs=$secs" rb_rounds=100 rb_fuzz=100000 rb_churn=200
+# make check sweeps every perftest size on the stock kernel only.
+one testk-sweeps datapath-sweeps 3600 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" --
 overlay "$out/ovl-stock" build/kmod-stock/src/softcx.ko
 one stock wqe-fuzz $((wqes / 20 + 1800)) -o "$out/ovl-stock" -- "wf_iter=$wqes"
 

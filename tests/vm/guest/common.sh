@@ -153,6 +153,18 @@ perftest_pair_once() {
 	[ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$PERF_ROW" ]
 }
 
+# perf_result DEV GIDX NAME TOOL [args]: a perftest server and client on the same
+# device, reported as result NAME with perftest's results row.
+perf_result() {
+	local dev=$1 gidx=$2 name=$3
+	shift 3
+	if perftest_pair "$dev" "$gidx" "$@"; then
+		result "$name" PASS "$PERF_ROW"
+	else
+		result "$name" FAIL "${PERF_ROW:-no results row}"
+	fi
+}
+
 # run_program NAME SECS CMD...: a test program that prints its own RESULT
 # lines: they become ours, its other lines go to the log. Exit 0 with no
 # failed case, or 1 with some, is its normal end; anything else (a crash, a

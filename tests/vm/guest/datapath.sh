@@ -2,7 +2,8 @@
 # In-guest: the standard tools move data over softcx (loopback on one port):
 # the libibverbs pingpong examples (RC default and events, UC, UD, SRQ) with
 # 1000 iterations and payload checking, perftest RC bandwidth and latency
-# tests with defaults and with -a, and UD send bandwidth. Each tool is run as
+# tests with defaults, and UD send bandwidth (every size, -a:
+# datapath-sweeps.sh). Each tool is run as
 # server and client, both must exit 0 with their report.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
@@ -39,28 +40,13 @@ pp uc_pingpong ibv_uc_pingpong
 pp ud_pingpong ibv_ud_pingpong -s 1024
 pp srq_pingpong ibv_srq_pingpong
 
-# perf NAME TOOL [args]: a perftest server and client on the same device.
-perf() {
-	local name=$1
-	shift
-	if perftest_pair $dev "$gidx" "$@"; then
-		result "$name" PASS "$PERF_ROW"
-	else
-		result "$name" FAIL "${PERF_ROW:-no results row}"
-	fi
-}
-
 for t in write_bw read_bw send_bw atomic_bw write_lat send_lat read_lat; do
-	perf "ib_$t" "ib_$t"
+	perf_result $dev "$gidx" "ib_$t" "ib_$t"
 done
-# -a walks every size up to 8 MiB; fewer iterations keep it to minutes
-# under emulation.
-for t in write_bw read_bw send_bw write_lat send_lat read_lat; do
-	perf "ib_${t}_all" "ib_$t" -a -n 50
-done
+# Every size up to 8 MiB (-a): datapath-sweeps.sh.
 # Atomics have one size (perftest refuses -a): both operations instead.
-perf ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
-perf ib_send_bw_ud ib_send_bw -c UD
+perf_result $dev "$gidx" ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
+perf_result $dev "$gidx" ib_send_bw_ud ib_send_bw -c UD
 
 # Doorbells trapped (uar_trap=1, the default): most stores were emulated
 # in the writer's context, and streaming pages were handed to the poller.
@@ -87,8 +73,8 @@ if load_softcx uar_trap=0 && run_t 60 rdma link add $dev type softcx netdev dumm
 	pp poll_rc_pingpong ibv_rc_pingpong
 	pp poll_rc_pingpong_events ibv_rc_pingpong -e
 	pp poll_ud_pingpong ibv_ud_pingpong -s 1024
-	perf poll_ib_write_bw ib_write_bw
-	perf poll_ib_send_lat ib_send_lat
+	perf_result $dev "$gidx" poll_ib_write_bw ib_write_bw
+	perf_result $dev "$gidx" poll_ib_send_lat ib_send_lat
 	rmmod softcx || result poll_rmmod FAIL
 else
 	result poll_load FAIL
