@@ -189,6 +189,8 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 	/* Static UARs, one bfreg pair per page, no BlueFlame (bf_reg_size 0). */
 	mutex_init(&uc->dyn_lock);
+	mutex_init(&uc->dbrec_lock);
+	INIT_LIST_HEAD(&uc->dbrec_pages);
 	err = scx_alloc_uars(uc, total / 2);
 	if (err)
 		goto err_uars;
@@ -223,7 +225,11 @@ err_uars:
 
 static void scx_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
-	scx_free_uars(container_of(ibuc, struct scx_ucontext, ibuc));
+	struct scx_ucontext *uc = container_of(ibuc, struct scx_ucontext, ibuc);
+
+	/* The core destroys a context's objects first: no record is pinned. */
+	WARN_ON(!list_empty(&uc->dbrec_pages));
+	scx_free_uars(uc);
 	scx_obj_dec(ibuc->device, SCX_OBJ_UCTX);
 }
 

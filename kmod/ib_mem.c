@@ -63,25 +63,83 @@ int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return err;
 }
 
-/* Pins the page of a user doorbell record; returns its bus address. */
-int scx_pin_dbrec(struct ib_device *ib, u64 uaddr, struct ib_umem **umem, u64 *bus)
+/* The context's pinned page holding uaddr, or a new one; NULL on error. */
+static struct scx_dbrec_page *scx_dbrec_page_get(struct scx_ucontext *uc, u64 uaddr, int *err)
 {
+	struct scx_dbrec_page *pg;
 	u64 *pages;
 	u32 n;
 
+	list_for_each_entry(pg, &uc->dbrec_pages, node) {
+		if (pg->uaddr == (uaddr & PAGE_MASK)) {
+			pg->refs++;
+			return pg;
+		}
+	}
+	pg = kzalloc(sizeof(*pg), GFP_KERNEL);
+	if (!pg) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pg->umem = ib_umem_get(uc->ibuc.device, uaddr & PAGE_MASK, PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(pg->umem)) {
+		*err = PTR_ERR(pg->umem);
+		kfree(pg);
+		return NULL;
+	}
+	pages = scx_umem_pages(pg->umem, PAGE_SHIFT, &n);
+	if (!pages) {
+		ib_umem_release(pg->umem);
+		kfree(pg);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pg->bus = pages[0];
+	kvfree(pages);
+	pg->uc = uc;
+	pg->uaddr = uaddr & PAGE_MASK;
+	pg->refs = 1;
+	list_add(&pg->node, &uc->dbrec_pages);
+	return pg;
+}
+
+/* Pins the page of a user doorbell record; returns its bus address. */
+int scx_pin_dbrec(struct ib_udata *udata, u64 uaddr, struct scx_dbrec_page **pg, u64 *bus)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
+	int err = 0;
+
 	if (uaddr & 7)
 		return -EINVAL;
-	*umem = ib_umem_get(ib, uaddr & PAGE_MASK, PAGE_SIZE, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(*umem))
-		return PTR_ERR(*umem);
-	pages = scx_umem_pages(*umem, PAGE_SHIFT, &n);
-	if (!pages) {
-		ib_umem_release(*umem);
-		return -ENOMEM;
-	}
-	*bus = pages[0] + (uaddr & ~PAGE_MASK);
-	kvfree(pages);
+	if (!uc)
+		return -EINVAL;
+	mutex_lock(&uc->dbrec_lock);
+	*pg = scx_dbrec_page_get(uc, uaddr, &err);
+	mutex_unlock(&uc->dbrec_lock);
+	if (!*pg)
+		return err;
+	*bus = (*pg)->bus + (uaddr & ~PAGE_MASK);
 	return 0;
+}
+
+/* One record fewer on its page; the last one unpins it. */
+void scx_unpin_dbrec(struct scx_dbrec_page *pg)
+{
+	struct scx_ucontext *uc;
+	bool last;
+
+	if (!pg)
+		return;
+	uc = pg->uc;
+	mutex_lock(&uc->dbrec_lock);
+	last = !--pg->refs;
+	if (last)
+		list_del(&pg->node);
+	mutex_unlock(&uc->dbrec_lock);
+	if (last) {
+		ib_umem_release(pg->umem);
+		kfree(pg);
+	}
 }
 
 /*
@@ -267,7 +325,7 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			       IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(cq->umem))
 		return PTR_ERR(cq->umem);
-	err = scx_pin_dbrec(ibcq->device, ucmd.db_addr, &cq->db_umem, &p.dbr_addr);
+	err = scx_pin_dbrec(udata, ucmd.db_addr, &cq->dbrec, &p.dbr_addr);
 	if (err)
 		goto err_umem;
 
@@ -300,7 +358,7 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_cq:
 	scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
 err_db:
-	ib_umem_release(cq->db_umem);
+	scx_unpin_dbrec(cq->dbrec);
 err_umem:
 	ib_umem_release(cq->umem);
 	return err;
@@ -312,7 +370,7 @@ int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	err = scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
-	ib_umem_release(cq->db_umem);
+	scx_unpin_dbrec(cq->dbrec);
 	ib_umem_release(cq->umem);
 	scx_obj_dec(ibcq->device, SCX_OBJ_CQ);
 	return err;

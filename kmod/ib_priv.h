@@ -41,11 +41,28 @@ struct scx_ucontext {
 	struct ib_ucontext ibuc;
 	unsigned int num_uars;
 	struct mutex dyn_lock;	/* adding a dynamic page */
+	struct mutex dbrec_lock;	/* dbrec_pages */
+	struct list_head dbrec_pages;
 	u32 uar_index[SCX_MAX_USER_UARS];
 	struct scx_uar_entry *entries[SCX_MAX_USER_UARS];
 };
 
 struct scx_uar;
+
+/*
+ * A page of the process's doorbell records, pinned and mapped once for all
+ * of a context's objects whose records it holds (libmlx5 packs records of
+ * many QPs, CQs and SRQs into one page): a mapping per object would map
+ * the page again and again, which the DMA API does not allow.
+ */
+struct scx_dbrec_page {
+	struct list_head node;
+	struct scx_ucontext *uc;
+	u64 uaddr;		/* the page's user address */
+	struct ib_umem *umem;
+	u64 bus;		/* the page's bus address */
+	unsigned int refs;
+};
 
 /* A user UAR page's mmap offset; the page and its doorbell trap: uar. */
 struct scx_uar_entry {
@@ -68,7 +85,7 @@ struct scx_qp {
 	enum ib_qp_state state;
 	struct ib_qp_cap cap;
 	struct ib_umem *umem;
-	struct ib_umem *db_umem;
+	struct scx_dbrec_page *dbrec;
 };
 
 struct scx_srq {
@@ -76,7 +93,7 @@ struct scx_srq {
 	u32 max_wr;
 	u32 max_sge;
 	struct ib_umem *umem;
-	struct ib_umem *db_umem;
+	struct scx_dbrec_page *dbrec;
 };
 
 struct scx_mw {
@@ -93,7 +110,7 @@ struct scx_ibcq {
 	u32 cqn;
 	struct scx_cq *core;
 	struct ib_umem *umem;
-	struct ib_umem *db_umem;
+	struct scx_dbrec_page *dbrec;
 };
 
 /* ib_uar.c: UAR pages, their mappings and doorbell traps. */
@@ -126,7 +143,8 @@ static inline void scx_obj_dec(struct ib_device *ib, enum scx_obj_type t)
 }
 
 u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n);
-int scx_pin_dbrec(struct ib_device *ib, u64 uaddr, struct ib_umem **umem, u64 *bus);
+int scx_pin_dbrec(struct ib_udata *udata, u64 uaddr, struct scx_dbrec_page **pg, u64 *bus);
+void scx_unpin_dbrec(struct scx_dbrec_page *pg);
 u32 scx_access(int acc);
 
 /* ib_mem.c */

@@ -79,7 +79,7 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	qp->umem = ib_umem_get(ibqp->device, ucmd.buf_addr, rq_bytes + sq_bytes, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(qp->umem))
 		return PTR_ERR(qp->umem);
-	err = scx_pin_dbrec(ibqp->device, ucmd.db_addr, &qp->db_umem, &p.dbr_addr);
+	err = scx_pin_dbrec(udata, ucmd.db_addr, &qp->dbrec, &p.dbr_addr);
 	if (err)
 		goto err_umem;
 
@@ -127,7 +127,7 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 err_qp:
 	scx_verbs_destroy_qp(to_drv(ibqp->device), qpn);
 err_db:
-	ib_umem_release(qp->db_umem);
+	scx_unpin_dbrec(qp->dbrec);
 err_umem:
 	ib_umem_release(qp->umem);
 	return err;
@@ -143,7 +143,7 @@ int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return err;
 	/* No async event reaches the QP after this (see scx_qp_event). */
 	xa_erase_irq(&to_sdev(ibqp->device)->qps, ibqp->qp_num);
-	ib_umem_release(qp->db_umem);
+	scx_unpin_dbrec(qp->dbrec);
 	ib_umem_release(qp->umem);
 	scx_obj_dec(ibqp->device, SCX_OBJ_QP);
 	return 0;
@@ -326,7 +326,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	srq->umem = ib_umem_get(ibsrq->device, ucmd.buf_addr, (size_t)max * desc, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(srq->umem))
 		return PTR_ERR(srq->umem);
-	err = scx_pin_dbrec(ibsrq->device, ucmd.db_addr, &srq->db_umem, &p.dbr_addr);
+	err = scx_pin_dbrec(udata, ucmd.db_addr, &srq->dbrec, &p.dbr_addr);
 	if (err)
 		goto err_umem;
 	p.pdn = pd->pdn;
@@ -367,7 +367,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 err_srq:
 	scx_verbs_destroy_srq(to_drv(ibsrq->device), srqn);
 err_db:
-	ib_umem_release(srq->db_umem);
+	scx_unpin_dbrec(srq->dbrec);
 err_umem:
 	ib_umem_release(srq->umem);
 	return err;
@@ -382,7 +382,7 @@ int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (err)
 		return err;
 	xa_erase_irq(&to_sdev(ibsrq->device)->srqs, ibsrq->ext.xrc.srq_num);
-	ib_umem_release(srq->db_umem);
+	scx_unpin_dbrec(srq->dbrec);
 	ib_umem_release(srq->umem);
 	scx_obj_dec(ibsrq->device, SCX_OBJ_SRQ);
 	return 0;

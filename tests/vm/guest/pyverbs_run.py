@@ -13,6 +13,7 @@ import faulthandler
 import os
 import random
 import sys
+import time
 import unittest
 from importlib.machinery import SourceFileLoader
 
@@ -30,6 +31,8 @@ random.seed(seed)
 print('PYVERBS seed %d' % seed, flush=True)
 record.write('#seed %d\n' % seed)
 
+SLOW_S = 3.0
+
 
 def name_of(test):
     parts = test.id().split('.')
@@ -42,6 +45,17 @@ def name_of(test):
 
 
 class Recorder(unittest.TextTestResult):
+    # The tests that take longest, for the log: where a slow run's time went.
+    def startTest(self, test):
+        self._t0 = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        took = time.monotonic() - self._t0
+        if took >= SLOW_S:
+            print('PYVERBS slow %s %.1f s' % (name_of(test), took), flush=True)
+        super().stopTest(test)
+
     def _note(self, test, status, why=''):
         record.write('%s %s %s\n' % (name_of(test), status, ' '.join(str(why).split())))
         record.flush()
