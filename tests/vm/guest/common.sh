@@ -170,20 +170,28 @@ perf_result() {
 # failed case, or 1 with some, is its normal end; anything else (a crash, a
 # timeout: a hang it could not catch itself) is a result NAME_run of its own.
 run_program() {
-	local name=$1 secs=$2 out=/tmp/$1.out rc=0 fails=0 line
+	local name=$1 secs=$2 rc=0
 	shift 2
 	echo "+ $*" >&2
-	timeout "$secs" "$@" >"$out" 2>&1 || rc=$?
+	timeout "$secs" "$@" >"/tmp/$name.out" 2>&1 || rc=$?
+	program_report "$name" $rc "/tmp/$name.out"
+}
+
+# program_report NAME RC OUT [SUFFIX]: run_program's judgement of a program
+# that ended with status RC and wrote OUT; SUFFIX goes after every RESULT
+# name (several copies of one program in parallel).
+program_report() {
+	local name=$1 rc=$2 out=$3 sfx=${4:-} fails=0 line
 	while IFS= read -r line; do
 		if [[ $line =~ ^RESULT\ ([^ ]+)\ (PASS|FAIL)\ ?(.*)$ ]]; then
 			[ "${BASH_REMATCH[2]}" = PASS ] || fails=$((fails + 1))
-			result "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
+			result "${BASH_REMATCH[1]}$sfx" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
 		else
 			echo "$line"
 		fi
 	done <"$out"
-	{ [ $rc = 0 ] && [ $fails = 0 ]; } || { [ $rc = 1 ] && [ $fails -gt 0 ]; } ||
-		result "${name}_run" FAIL "exit status $rc with $fails failed cases"
+	{ [ "$rc" = 0 ] && [ $fails = 0 ]; } || { [ "$rc" = 1 ] && [ $fails -gt 0 ]; } ||
+		result "${name}_run$sfx" FAIL "exit status $rc with $fails failed cases"
 }
 
 # finish: summary line; non-zero if any result failed (use as the last command).

@@ -9,19 +9,21 @@
 #   mkdir -p /tmp/wf-ovl && cp build/kmod-stock/src/softcx.ko \
 #       build/verbs/wqe_fuzz tests/vm/guest/*.sh /tmp/wf-ovl/
 #   tests/vm/run-guest.sh -t 600 -o /tmp/wf-ovl tests/vm/guest/wqe-fuzz.sh
-# Kernel args wf_iter=N (default 2000) and wf_seed=S (default 1) change the
-# run; the seed is printed, so a failure can be replayed.
+# Kernel args wf_iter=N (default 2000), wf_seed=S (default 1) and
+# wf_procs=P (default 1) change the run; the seeds are printed, so a
+# failure can be replayed.
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
 
 bin=/harness/extra/wqe_fuzz
-iter=2000 seed=1
+iter=2000 seed=1 procs=1
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	wf_iter=*) iter=${arg#wf_iter=} ;;
 	wf_seed=*) seed=${arg#wf_seed=} ;;
+	wf_procs=*) procs=${arg#wf_procs=} ;;
 	esac
 done
 
@@ -46,8 +48,26 @@ if ! gidx=$(roce_v2_ipv4_gid_index $dev); then
 	exit 1
 fi
 
-# 900 s, and 20 ms a WQE more (the soak's million run ~55 min on the stock kernel).
-run_program wqe_fuzz $((900 + iter / 50)) "$bin" -d $dev -g "$gidx" -n "$iter" -s "$seed"
+# wf_procs=P processes share the WQEs (seeds S, S+1, ...; the results of
+# all but the first named _pN): one process leaves a vCPU idle. A timeout of
+# 900 s and 20 ms a WQE more.
+t0=$SECONDS
+for ((i = 0; i < procs; i++)); do
+	n=$((iter / procs + (i < iter % procs ? 1 : 0)))
+	echo "+ $bin -d $dev -g $gidx -n $n -s $((seed + i))" >&2
+	timeout $((900 + n / 50)) "$bin" -d $dev -g "$gidx" -n "$n" -s $((seed + i)) \
+		>/tmp/wqe_fuzz.$i.out 2>&1 &
+	pids[i]=$!
+done
+for ((i = 0; i < procs; i++)); do
+	rc=0
+	wait "${pids[i]}" || rc=$?
+	sfx=
+	[ $i = 0 ] || sfx=_p$i
+	program_report wqe_fuzz $rc /tmp/wqe_fuzz.$i.out $sfx
+done
+secs=$((SECONDS - t0))
+echo "wqe_fuzz: $iter WQEs by $procs process(es) in $secs s: $((iter / (secs > 0 ? secs : 1))) WQEs/s in all"
 
 # The device's own counts of what the data path did, for the log.
 dbg=/sys/kernel/debug/softcx/$dev
