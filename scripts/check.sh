@@ -73,9 +73,12 @@ guest() {
 			esac
 		done < <(tests/vm/check-results.sh "$out/$name/results.log" tests/vm/guest "${parts[@]}")
 	fi
-	if tests/vm/scan-log.sh "$out/$name/console.log" >>"$out/$name.log" 2>&1; then
-		ok "$name/kernel_log_clean"
+	local scan
+	if scan=$(tests/vm/scan-log.sh "$out/$name/console.log" 2>&1); then
+		# a known report is said, with its count, in the PASS line
+		ok "$name/kernel_log_clean" "$(sed -n 's/^scan-log: known: //p' <<<"$scan")"
 	else
+		echo "$scan" >>"$out/$name.log"
 		bad "$name/kernel_log_clean" "(see $out/$name/console.log)"
 		grep -a -m 20 -E 'BUG|WARNING|KASAN|leak|Call Trace' "$out/$name/console.log" | sed 's/^/    /'
 	fi

@@ -57,6 +57,32 @@ EOF
 mk panic <<'EOF'
 [    8.400000] Kernel panic - not syncing: Fatal exception
 EOF
+# DMA-API debugging on user memory mapped twice, through ib_umem_get: known.
+eexist() { # the report, with the function under dma_map_sgtable as $1
+	cat <<EOT
+[ 1029.505607] ------------[ cut here ]------------
+[ 1029.507201] DMA-API: softcx softcx_0: cacheline tracking EEXIST, overlapping mappings aren't supported
+[ 1029.510344] WARNING: CPU: 1 PID: 1535 at kernel/dma/debug.c:571 add_dma_entry+0x263/0x2b6
+[ 1029.521808] Call Trace:
+[ 1029.523665]  debug_dma_map_sg+0x3ee/0x414
+[ 1029.524469]  dma_map_sgtable+0x43/0x67
+[ 1029.524779]  $1+0x393/0x440 [ib_uverbs]
+[ 1029.525960]  scx_pin_dbrec+0x179/0x310 [softcx]
+[ 1029.560000] ---[ end trace 0000000000000000 ]---
+EOT
+}
+eexist ib_umem_get | mk eexist-umem
+# the same report from a mapping of the driver's own: softcx's to answer for
+eexist scx_map_ring | mk eexist-other
+# a known report does not hide another one next to it
+{ eexist ib_umem_get; cat <<'EOT'
+[ 1030.100000] ------------[ cut here ]------------
+[ 1030.100001] WARNING: CPU: 0 PID: 1 at kmod/ib_qp.c:99 scx_destroy_qp+0x1a/0x2b0 [softcx]
+[ 1030.100009] ---[ end trace 0000000000000000 ]---
+EOT
+} | mk eexist-and-warn
+# a report cut off before its end-of-trace line is not known
+eexist ib_umem_get | head -n 8 | mk eexist-unended
 clean >"$tmp/clean.log"
 
 passed=0 failed=0
@@ -73,6 +99,12 @@ check() { # NAME WANT_RC
 	fi
 }
 check clean 0
+check eexist-umem 0
+grep -q 'known: 1 DMA-API EEXIST' "$tmp/eexist-umem.out" || {
+	failed=$((failed + 1))
+	echo "FAIL eexist-umem: the known report is not counted"
+}
+for t in eexist-other eexist-and-warn eexist-unended; do check "$t" 1; done
 for t in warn kasan kmemleak lockdep lockdep-recursive hung-task panic; do check "$t" 1; done
 check absent 2 # a missing log must not count as clean
 

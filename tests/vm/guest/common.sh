@@ -264,3 +264,30 @@ load_softcx() {
 	run_t 60 modprobe -a ib_core ib_uverbs rdma_ucm || return
 	run_t 120 insmod /harness/extra/softcx.ko "$@"
 }
+
+# softcx_up PREFIX [params...]: dummy0, softcx loaded (with params) and
+# softcx_0 on it, its RoCEv2 IPv4 GID index in GIDX. A part cannot go on
+# without it: on failure, result PREFIX_link_add FAIL, the summary, exit 1.
+softcx_up() {
+	local prefix=$1
+	shift
+	setup_netdev || result "${prefix}_netdev" FAIL dummy0
+	if load_softcx "$@" && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
+		GIDX=$(roce_v2_ipv4_gid_index softcx_0); then
+		return 0
+	fi
+	dmesg | tail -20
+	result "${prefix}_link_add" FAIL
+	finish
+	exit 1
+}
+
+# softcx_down PREFIX: softcx_0 deleted and the module unloaded, as result
+# PREFIX_teardown.
+softcx_down() {
+	if run_t 60 rdma link delete softcx_0 && run_t 120 rmmod softcx; then
+		result "$1_teardown" PASS
+	else
+		result "$1_teardown" FAIL
+	fi
+}

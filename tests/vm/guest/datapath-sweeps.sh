@@ -8,18 +8,10 @@ set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 kmemleak_begin
 
-dev=softcx_0
-setup_netdev || result netdev FAIL
-if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
-	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
-	result sweeps_link_add FAIL
-	finish
-	exit 1
-fi
+softcx_up sweeps
 for t in write_bw read_bw send_bw write_lat send_lat read_lat; do
-	perf_result $dev "$gidx" "ib_${t}_all" "ib_$t" -a -n 50
+	perf_result softcx_0 "$GIDX" "ib_${t}_all" "ib_$t" -a -n 50
 done
-run_t 60 rdma link delete $dev || result sweeps_link_del FAIL
-rmmod softcx || result sweeps_rmmod FAIL
+softcx_down sweeps
 kmemleak_check datapath-sweeps
 finish

@@ -11,18 +11,8 @@ set -uo pipefail
 
 bin=/harness/extra/async_events dev=softcx_0
 kmemleak_begin
-setup_netdev || result events_netdev FAIL dummy0
-if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
-	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
-	result events_link_add FAIL
-	finish
-	exit 1
-fi
-run_program async_events 300 "$bin" -d $dev -g "$gidx"
-if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
-	result events_teardown PASS
-else
-	result events_teardown FAIL
-fi
+softcx_up events
+run_program async_events 300 "$bin" -d $dev -g "$GIDX"
+softcx_down events
 kmemleak_check softcx
 finish

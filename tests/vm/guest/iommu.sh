@@ -12,13 +12,8 @@ set -uo pipefail
 
 bin=/harness/extra/iommu_bug dev=softcx_0
 kmemleak_begin
-setup_netdev || result iommu_netdev FAIL dummy0
-if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
-	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
-	result iommu_link_add FAIL
-	finish
-	exit 1
-fi
+softcx_up iommu
+gidx=$GIDX
 dbg=/sys/kernel/debug/softcx/$dev
 read_iommu() { local k v; while read -r k v; do [ "$k" = "$1" ] && echo "$v"; done <$dbg/iommu; }
 base_maps=$(read_iommu mappings)
@@ -39,10 +34,6 @@ if dmesg | grep -q "softcx: $dev: IOMMU refused"; then
 else
 	result iommu_logged_once FAIL "no log line for the refusals"
 fi
-if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
-	result iommu_teardown PASS
-else
-	result iommu_teardown FAIL
-fi
+softcx_down iommu
 kmemleak_check softcx
 finish

@@ -158,10 +158,6 @@ done
 echo "robust: $pass passes in $((SECONDS - t_start)) s; devices removed under load: $removed;" \
 	"recovered from firmware death: $recovered"
 up && cat $dbg/info $dbg/objects
-if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
-	result robust_teardown PASS
-else
-	result robust_teardown FAIL
-fi
+softcx_down robust
 kmemleak_check softcx
 finish

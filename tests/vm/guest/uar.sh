@@ -11,20 +11,10 @@ set -uo pipefail
 
 bin=/harness/extra/uar_doorbells dev=softcx_0
 kmemleak_begin
-setup_netdev || result uar_netdev FAIL dummy0
-if ! { load_softcx && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
-	gidx=$(roce_v2_ipv4_gid_index $dev); }; then
-	result uar_link_add FAIL
-	finish
-	exit 1
-fi
+softcx_up uar
 dbg=/sys/kernel/debug/softcx/$dev
-run_program uar_doorbells 300 "$bin" -d $dev -g "$gidx" -D $dbg -n 4 -i 200
+run_program uar_doorbells 300 "$bin" -d $dev -g "$GIDX" -D $dbg -n 4 -i 200
 grep '^uar_' $dbg/dp
-if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
-	result uar_teardown PASS
-else
-	result uar_teardown FAIL
-fi
+softcx_down uar
 kmemleak_check softcx
 finish

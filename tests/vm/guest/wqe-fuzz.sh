@@ -75,10 +75,6 @@ for f in info objects; do
 	[ ! -r $dbg/$f ] || { echo "$dbg/$f:"; cat $dbg/$f; }
 done
 dmesg | tail -20
-if run_t 60 rdma link delete $dev && run_t 120 rmmod softcx; then
-	result wqe_fuzz_teardown PASS
-else
-	result wqe_fuzz_teardown FAIL
-fi
+softcx_down wqe_fuzz
 kmemleak_check softcx
 finish
