@@ -987,8 +987,9 @@ static void gen_wqe(struct ctx *c, struct gen *g, uint16_t idx)
 		g->swap_add = rnd(4) ? rnd(1000) : rnd64();
 		g->compare = rnd64();
 		/* Half the compare-and-swaps compare equal, so they do swap. */
+		/* (raddr may be any value: the bound must not wrap around 2^64) */
 		if (!g->fa && rnd(2) && g->raddr >= (uintptr_t)c->a.mid &&
-		    g->raddr + 8 <= (uintptr_t)c->a.mid + c->a.size)
+		    g->raddr <= (uintptr_t)c->a.mid + c->a.size - 8)
 			memcpy(&g->compare, (void *)(uintptr_t)g->raddr, 8);
 		put_be64(g->w + 32, g->swap_add);
 		put_be64(g->w + 40, g->compare);
@@ -1128,7 +1129,8 @@ struct model_state {
 
 static bool in_a(struct ctx *c, uint64_t addr, uint64_t len)
 {
-	return addr >= (uintptr_t)c->a.mid && addr + len <= (uintptr_t)c->a.mid + c->a.size;
+	return addr >= (uintptr_t)c->a.mid && len <= c->a.size &&
+	       addr - (uintptr_t)c->a.mid <= c->a.size - len;
 }
 
 /* Writes bytes into the expected image: into exp_a for A, else a chunk
