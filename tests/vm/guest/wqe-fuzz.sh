@@ -52,6 +52,7 @@ fi
 # all but the first named _pN): one process leaves a vCPU idle. A timeout of
 # 900 s and 20 ms a WQE more.
 t0=$SECONDS
+rm -f /tmp/wqe_fuzz.*.out
 for ((i = 0; i < procs; i++)); do
 	n=$((iter / procs + (i < iter % procs ? 1 : 0)))
 	echo "+ $bin -d $dev -g $gidx -n $n -s $((seed + i))" >&2
@@ -66,8 +67,12 @@ for ((i = 0; i < procs; i++)); do
 	[ $i = 0 ] || sfx=_p$i
 	program_report wqe_fuzz $rc /tmp/wqe_fuzz.$i.out $sfx
 done
+# The rate of what was done: the WQEs each process counted (one that died
+# counted none).
 secs=$((SECONDS - t0))
-echo "wqe_fuzz: $iter WQEs by $procs process(es) in $secs s: $((iter / (secs > 0 ? secs : 1))) WQEs/s in all"
+done_wqes=$(cat /tmp/wqe_fuzz.*.out | sed -n 's/.*\[COUNT fuzzed_wqes=\([0-9]*\)\].*/\1/p' |
+	awk '{ n += $1 } END { print n + 0 }')
+echo "wqe_fuzz: $done_wqes WQEs by $procs process(es) in $secs s: $((done_wqes / (secs > 0 ? secs : 1))) WQEs/s in all"
 
 # The device's own counts of what the data path did, for the log.
 dbg=/sys/kernel/debug/softcx/$dev
