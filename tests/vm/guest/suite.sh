@@ -22,6 +22,10 @@ done
 [ -n "$parts" ] || { result suite FAIL "no suite= on the kernel command line"; finish; exit 1; }
 
 kmemleak_begin
+# DMA-API debugging prints only its first error of a boot: after a known
+# report (scan-log.sh) every later one, of whatever kind, would be silent.
+da=/sys/kernel/debug/dma-api/all_errors
+[ ! -w $da ] || echo 1 >$da
 export SCX_SUITE=1
 for p in ${parts//,/ }; do
 	echo "==== suite part $p"
