@@ -130,25 +130,17 @@ static bool pair_up(struct pair *p, int access_a, int access_b, struct ibv_srq *
 	       vt_connect_rc(p->qp[1], p->qp[0]->qp_num, &gid, gidx, access_b);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* One completion of cq within WAIT_MS. */
 static bool one_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = vt_now_ms() + WAIT_MS;
 
 	do {
 		int n = ibv_poll_cq(cq, 1, wc);
 
 		if (n)
 			return n == 1;
-	} while (now_ms() < end);
+	} while (vt_now_ms() < end);
 	return false;
 }
 

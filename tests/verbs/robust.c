@@ -64,14 +64,6 @@ static void on_term(int sig)
 	stop_requested = 1;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* ---- async events: the one that matters here is DEVICE_FATAL ---------- */
 
 static void *async_thread(void *arg)
@@ -150,7 +142,7 @@ static void traffic_down(struct traffic *t)
 /* Wait for n completions; false (t->error set) on an error or a stall. */
 static bool traffic_reap(struct traffic *t, int n)
 {
-	long long deadline = now_ms() + OP_DEADLINE_MS;
+	long long deadline = vt_now_ms() + OP_DEADLINE_MS;
 	struct ibv_wc wc[4];
 
 	while (n > 0) {
@@ -170,7 +162,7 @@ static bool traffic_reap(struct traffic *t, int n)
 			continue;
 		if (atomic_load(&device_fatal))
 			return false;
-		if (now_ms() > deadline) {
+		if (vt_now_ms() > deadline) {
 			t->error = "stalled: no completion for 10 s";
 			return false;
 		}
@@ -327,7 +319,7 @@ static void victim(enum workload w, int ready_fd)
 static int mode_traffic(void)
 {
 	struct ibv_context *ctx = vt_open(o.dev);
-	long long end = o.secs ? now_ms() + o.secs * 1000LL : 0;
+	long long end = o.secs ? vt_now_ms() + o.secs * 1000LL : 0;
 	struct traffic t;
 	pthread_t at;
 	bool ok;
@@ -340,7 +332,7 @@ static int mode_traffic(void)
 	pthread_create(&at, NULL, async_thread, ctx);
 	printf("READY pid=%d\n", (int)getpid());
 	fflush(stdout);
-	while (!stop_requested && (!end || now_ms() < end) && traffic_op(&t))
+	while (!stop_requested && (!end || vt_now_ms() < end) && traffic_op(&t))
 		;
 	ok = !t.error && (o.expect_fatal ? atomic_load(&device_fatal) : !atomic_load(&device_fatal));
 	printf("DONE ops=%lld fatal=%d error=%s\n", t.ops, (int)atomic_load(&device_fatal),

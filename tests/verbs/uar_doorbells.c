@@ -64,14 +64,6 @@ struct dbq {
 	volatile uint64_t *reg;	/* where doorbells go; dv.bf.reg unless moved */
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void dbq_down(struct dbq *q)
 {
 	if (q->qp)
@@ -151,10 +143,10 @@ static void ring64(volatile uint64_t *reg, uint64_t v)
 /* n completions, all successful, within WAIT_MS. */
 static bool dbq_reap(struct dbq *q, int n, char *why, size_t len)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = vt_now_ms() + WAIT_MS;
 	struct ibv_wc wc[16];
 
-	while (n > 0 && now_ms() < end) {
+	while (n > 0 && vt_now_ms() < end) {
 		int got = ibv_poll_cq(q->cq, n < 16 ? n : 16, wc);
 
 		for (int i = 0; i < got; i++)

@@ -197,6 +197,14 @@ bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, i
 				      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
+long long vt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 uint64_t vt_rand(uint64_t *s)
 {
 	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;

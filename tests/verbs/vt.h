@@ -55,6 +55,9 @@ bool vt_objects_settle(const char *dir, const struct vt_objects *base, int ms, c
 bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
 		   int access);
 
+/* Milliseconds of CLOCK_MONOTONIC, for deadlines. */
+long long vt_now_ms(void);
+
 /* A small xorshift generator: each program prints its seed. */
 uint64_t vt_rand(uint64_t *state);
 
