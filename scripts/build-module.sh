@@ -13,7 +13,7 @@ rsync -a --delete --exclude '*.o' --exclude '.*.cmd' --exclude '*.ko' --exclude 
 	--include 'Kbuild' --include 'scripts/***' --include 'kmod/***' --include 'core_cpp/***' \
 	--include 'kunit/***' --include 'uapi/***' --exclude '*' "$top/" "$out/src/"
 rc=0
-make -C "$kdir" M="$out/src" "$@" modules >"$out/build.log" 2>&1 || rc=$?
+make -C "$kdir" M="$out/src" -j"$(nproc)" "$@" modules >"$out/build.log" 2>&1 || rc=$?
 cat "$out/build.log"
 [ $rc = 0 ] || exit $rc
 if grep -E 'warning:|WARNING:|error:' "$out/build.log"; then

@@ -4,12 +4,13 @@
 # version, the config fragment, this script and the compiler; an unchanged key
 # costs nothing, a changed one rebuilds with a warm ccache.
 # Prints the build directory (usable as KDIR for out-of-tree modules).
+# --cached: only say whether it is cached (exit 0, and the directory) or not
+# (exit 1), building nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 frag="$here/test-kernel.config"
-ensure_ksrc
 key=$( { dpkg-query -W -f='${Version}' linux-source-6.1; cat "$frag" "$0"; gcc --version | head -1; } |
 	sha256sum | cut -c1-16)
 out="$SOFTCX_CACHE/kernel/$key"
@@ -17,6 +18,8 @@ if [ -f "$out/.done" ]; then
 	echo "$out/build"
 	exit 0
 fi
+[ "${1:-}" != --cached ] || exit 1
+ensure_ksrc
 
 log "building test kernel $key (cold: ~15 min on 2 cores, warm ccache: ~2 min)"
 rm -rf "$out"

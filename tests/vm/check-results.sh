@@ -42,4 +42,7 @@ for part in "$@"; do
 	done <"$exp"
 done
 echo "parts: $checked checked, $failed failed"
+# What each part took (suite.sh's PART-TIME lines), not judged.
+times=$(tr -d '\r' <"$log" 2>/dev/null | awk '$1 == "PART-TIME" { printf " %s=%ss", $2, $3 }')
+[ -z "$times" ] || echo "times:$times"
 [ $failed = 0 ]

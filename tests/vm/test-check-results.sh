@@ -17,9 +17,11 @@ PART-BEGIN one
 RESULT alpha PASS
 RESULT beta FAIL something
 PART-END one 0
+PART-TIME one 4
 PART-BEGIN two
 RESULT gamma PASS 3 ok
 PART-END two 0
+PART-TIME two 7
 EOF
 }
 
@@ -35,6 +37,9 @@ expect() { # expect WANT(0|1) PATTERN LOG: exit status and a FAIL line matching
 
 good >"$tmp/good.log"
 expect 0 '' "$tmp/good.log"
+# Each part's time, as suite.sh reported it, on a line of its own.
+"$here/check-results.sh" "$tmp/good.log" "$tmp/exp" one two | grep -qx 'times: one=4s two=7s' ||
+	{ echo "check-results: no 'times: one=4s two=7s' line"; exit 1; }
 # A part that died before its RESULT lines (exit status 1).
 good | sed '/alpha\|beta/d; s/^PART-END one 0/PART-END one 1/' >"$tmp/early.log"
 expect 1 'FAIL one/alpha missing' "$tmp/early.log"

@@ -36,13 +36,15 @@ for p in ${parts//,/ }; do
 	# The host checks each part's markers, exit status and RESULT names
 	# (tests/vm/check-results.sh, tests/vm/guest/<part>.expect).
 	echo "PART-BEGIN $p" >"$RESULTS_PORT"
-	rc=0
+	rc=0 t_part=$SECONDS
 	if [ "$p" = "$fail_demo" ]; then
 		bash -c 'echo "part $0 broken on purpose" >&2; exit 9' "$p" || rc=$?
 	else
 		bash "$here/$p.sh" || rc=$?
 	fi
 	echo "PART-END $p $rc" >"$RESULTS_PORT"
+	# What each part costs, for make check's summary (not judged).
+	echo "PART-TIME $p $((SECONDS - t_part))" >"$RESULTS_PORT"
 	# Each part ends with its modules unloaded; make sure for the next one.
 	rmmod softcx_kunit 2>/dev/null
 	rmmod softcx 2>/dev/null
