@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+// What comes in goes to the role it is for: requests to the responder,
+// answers to the completer; what no QP state accepts is dropped and
+// counted. Timers and the flush of a QP in error.
+#include "hca/tp.h"
+
+namespace scx::hca {
+
+namespace {
+
+namespace tr = prm::bth_transport;
+
+u8 transport_bits(tp_st st)
+{
+	return st == tp_st::rc ? tr::rc : st == tp_st::uc ? tr::uc : tr::ud;
+}
+
+// IBTA 10.9.3: the low 15 bits match and one side is a full member.
+bool pkey_match(u16 a, u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+} // namespace
+
+void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u64 now)
+{
+	ib_hdr h;
+	ib_layout l;
+	if (ib_hdr_parse(pkt, len, &h, &l) != ib_malformed::none ||
+	    (h.opcode & tr::mask) != transport_bits(q.a.st) || !pkey_match(h.pkey, q.a.pkey)) {
+		q.cnt.dropped++;
+		return;
+	}
+	q.cnt.rx_pkts++;
+	q.cnt.rx_bytes += len;
+	const u8 *payload = pkt + l.hdr_len;
+	if (l.op->kind & ib_kind::request) {
+		if (!q.ready_resp || q.in_error) {
+			q.cnt.dropped++;
+			return;
+		}
+		if (!q.established) {
+			q.established = true;
+			ops_.established(q);
+		}
+		if (q.a.st == tp_st::ud)
+			resp_ud(q, h, l, payload, m);
+		else if (q.a.st == tp_st::uc)
+			resp_uc_request(q, h, l, payload);
+		else
+			resp_request(q, h, l, payload);
+	} else if (q.a.st == tp_st::rc && q.ready_req && !q.in_error) {
+		comp_response(q, h, l, payload, now);
+	} else {
+		q.cnt.dropped++;
+		return;
+	}
+	if (!q.in_error && has_tx(q, now))
+		ops_.schedule(q);
+}
+
+void transport::tick(tp_qp &q, u64 now)
+{
+	if (q.in_error)
+		return;
+	if (q.rnr_at && now >= q.rnr_at) {
+		q.rnr_at = 0;
+		ops_.schedule(q);
+	}
+	if (!q.retry_at || now < q.retry_at)
+		return;
+	// The oldest packet still unanswered goes again.
+	for (u32 i = q.head; i != q.tail; i++) {
+		tp_flight &f = q.flights[i % q.flight_cap];
+		if (!f.npkts)
+			break;
+		if (f.acked || f.syndrome)
+			continue;
+		comp_retry_from(q, psn_add(f.psn, f.read_pkts), now, true);
+		return;
+	}
+	q.retry_at = 0;
+}
+
+u64 transport::next_timer(const tp_qp &q)
+{
+	if (q.in_error)
+		return 0;
+	if (q.rnr_at && (!q.retry_at || q.rnr_at < q.retry_at))
+		return q.rnr_at;
+	return q.retry_at;
+}
+
+void transport::flush(tp_qp &q)
+{
+	q.in_error = true;
+	q.ready_req = q.ready_resp = false;
+	for (; q.head != q.tail; q.head++)
+		ops_.complete(q, q.flights[q.head % q.flight_cap].wr, tp_synd::wr_flush);
+	q.cur = q.head;
+	q.cur_pkt = 0;
+	q.rd_outstanding = 0;
+	q.retry_at = q.rnr_at = 0;
+	if (q.have_recv) {
+		tp_recv_done d;
+		d.syndrome = tp_synd::wr_flush;
+		ops_.recv_complete(q, q.recv_handle, d);
+		q.have_recv = false;
+	}
+	q.in_msg = 0;
+	q.ack_pending = false;
+	q.res_tx = q.res_fresh = q.res_next;
+}
+
+} // namespace scx::hca

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+// The packet transport (IBTA vol. 1 ch. 9): one engine for RC, UC and UD
+// whatever the destination, in three roles as the spec gives them —
+// the requester turns send WQEs into packets (tp_req.cpp), the responder
+// executes requests and answers them (tp_resp.cpp), the completer acts on
+// the answers: completions, retransmission, RNR waits, errors
+// (tp_comp.cpp).
+//
+// The engine knows IBTA, not mlx5: send WQEs reach it parsed (tp_send_wr),
+// memory, receive WQEs and completions through tp_ops (the data path's
+// side: mkeys, the RQ/SRQ, CQEs), packets leave through a tp_link (the
+// in-kernel link or RoCEv2 on the netdev) and come in through receive().
+// Its caller holds the QP's lock around every call naming that QP.
+#pragma once
+
+#include "hca/ib_hdr.h"
+#include "lib/status.h"
+
+namespace scx::hca {
+
+enum class tp_st : u8 { rc, uc, ud };
+
+enum class tp_op : u8 { send, send_imm, send_inv, write, write_imm, read, cmp_swap, fetch_add };
+
+// One send WQE as the transport needs it.
+struct tp_send_wr {
+	u16 index = 0;           // the SQ's WQE counter
+	tp_op op = tp_op::send;
+	bool solicited = false;
+	bool fence = false;      // wait for earlier READs and atomics
+	u32 len = 0;             // message bytes
+	u32 imm = 0;             // ImmDt, or the R_Key a SEND_WITH_INV invalidates
+	u64 raddr = 0;
+	u32 rkey = 0;
+	u64 swap_add = 0, compare = 0;
+	u32 dest_qpn = 0, qkey = 0;   // UD
+	u8 ud_av[48];                 // UD: where to, for the link (mlx5's address vector)
+	u8 syndrome = 0;         // a WQE the data path refused: its error, nothing is sent
+};
+
+// The completion syndromes the engine reports (mlx5's, prm::cqe_syndrome).
+namespace tp_synd {
+constexpr u8 ok = 0;
+constexpr u8 local_len = 0x01;
+constexpr u8 local_qp_op = 0x02;
+constexpr u8 local_prot = 0x04;
+constexpr u8 wr_flush = 0x05;
+constexpr u8 remote_inv_req = 0x12;
+constexpr u8 remote_access = 0x13;
+constexpr u8 remote_op = 0x14;
+constexpr u8 retry_exc = 0x15;
+constexpr u8 rnr_retry_exc = 0x16;
+} // namespace tp_synd
+
+// What a responder tells the data path about a finished receive.
+namespace tp_recv_kind {
+constexpr u8 send = 0;
+constexpr u8 send_imm = 1;
+constexpr u8 send_inv = 2;
+constexpr u8 write_imm = 3;
+} // namespace tp_recv_kind
+
+struct tp_recv_done {
+	u8 kind = tp_recv_kind::send;
+	u8 l3 = 0;          // UD: 4 or 6, the GRH's IP version
+	u32 len = 0;
+	u32 imm = 0;        // or the invalidated R_Key
+	u32 src_qp = 0;
+	bool solicited = false;
+	u8 syndrome = 0;    // a local error: an error CQE
+};
+
+enum class tp_fetch : u8 { none, ok };
+enum class tp_recv : u8 { none, ok, fault };
+
+// Remote access the responder checks (mkey rights).
+namespace tp_access {
+constexpr u8 write = 1;
+constexpr u8 read = 2;
+constexpr u8 atomic = 4;
+} // namespace tp_access
+
+// Why a QP goes to ERR: a responder's NAK-worthy error (with the
+// affiliated event it raises), a responder's local error (its error CQE
+// says it), or a requester's failed WQE.
+enum class tp_fatal : u8 { access, inval_req, local, requester };
+
+struct tp_qp;
+
+// The data path's side of the engine. Memory calls check keys, rights and
+// bounds every time: a key may go away between two packets.
+class tp_ops {
+public:
+	// The next send WQE of q's SQ (an error WQE has wr->syndrome set).
+	virtual tp_fetch fetch_wqe(tp_qp &q, tp_send_wr *wr) = 0;
+	// Bytes [off, off + len) of wr's message (its gather list or inline data).
+	virtual bool gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len) = 0;
+	// READ response data, or the 8 bytes an atomic returned, into wr's list.
+	virtual bool scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, u32 len) = 0;
+	// wr is finished (syndrome 0: success), in SQ order.
+	virtual void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) = 0;
+
+	// The next receive WQE (RQ or SRQ): its handle and capacity in bytes.
+	virtual tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) = 0;
+	virtual bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) = 0;
+	virtual void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) = 0;
+	// 0 or the NAK code (prm::aeth_synd) the access earns.
+	virtual u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) = 0;
+	virtual u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) = 0;
+	virtual u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) = 0;
+	virtual u8 remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig) = 0;
+	virtual bool invalidate(tp_qp &q, u32 rkey) = 0;
+
+	// The first request on a QP in RTR (IBV_EVENT_COMM_EST).
+	virtual void established(tp_qp &q) = 0;
+	// q is in error now: the data path moves it to ERR and flushes.
+	virtual void fatal(tp_qp &q, tp_fatal why) = 0;
+	// q has packets to send or a timer: run send() for it soon.
+	virtual void schedule(tp_qp &q) = 0;
+
+protected:
+	~tp_ops() = default;
+};
+
+// Where packets go.
+class tp_link {
+public:
+	// Room for one IB part (BTH .. ICRC) of len bytes to route; null
+	// when the link cannot take it now (the sender tries later).
+	virtual u8 *tx_begin(tp_qp &q, const void *route, u32 len) = 0;
+	// The packet tx_begin gave is written: send it. A tx_begin with no
+	// tx_commit after it is abandoned (the next one may reuse the room).
+	virtual void tx_commit(tp_qp &q) = 0;
+
+protected:
+	~tp_link() = default;
+};
+
+// What the link knows of a received packet beyond its IB part.
+struct tp_rx_meta {
+	const u8 *grh = nullptr;   // UD: the 40 bytes a receive starts with
+	u8 l3 = 0;                 // 4 or 6
+};
+
+// The counters of one QP (and, summed, of a port).
+struct tp_counters {
+	u64 tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	u64 retrans_timeout, retrans_nak;     // retransmission rounds, by cause
+	u64 seq_naks_sent, seq_naks_rcvd;
+	u64 rnr_naks_sent, rnr_naks_rcvd;
+	u64 dup_requests;                     // the responder saw a PSN again
+	u64 out_of_seq;                       // packets ahead of the expected PSN
+	u64 dropped;                          // packets no QP state accepts
+};
+
+// A WQE sent and not yet complete (the requester's window).
+struct tp_flight {
+	tp_send_wr wr;
+	u32 psn = 0;         // its first PSN
+	u32 npkts = 0;       // PSNs it takes (a READ: its responses)
+	u32 read_pkts = 0;   // READ responses placed so far
+	bool acked = false;  // nothing more to hear for it
+	u8 syndrome = 0;     // it failed: complete it with this
+};
+
+// A READ or atomic the responder executed, kept to answer a duplicate.
+struct tp_rd_res {
+	bool atomic = false;
+	bool valid = false;
+	u32 psn = 0, npkts = 0;
+	u64 va = 0;
+	u32 rkey = 0, len = 0;
+	u64 orig = 0;         // atomic: the value returned
+	u32 msn = 0;
+};
+
+struct tp_qp_attr {
+	tp_st st = tp_st::rc;
+	u32 qpn = 0, dest_qpn = 0;
+	u32 mtu = 1024;           // path MTU, bytes
+	u32 sq_psn = 0, rq_psn = 0;
+	u8 retry_cnt = 7, rnr_retry = 7, min_rnr_timer = 0, timeout = 14;
+	u8 max_rd_atomic = 1, max_dest_rd_atomic = 1;
+	u16 pkey = 0xffff;
+	u32 qkey = 0;
+	const void *route = nullptr;
+};
+
+// The transport state of one QP. The window (flights) and the responder
+// resources are the owner's memory, sized when the QP is set up.
+struct tp_qp {
+	tp_qp_attr a;
+	void *owner = nullptr;
+	bool ready_req = false;   // RTS: the requester may send
+	bool ready_resp = false;  // RTR or RTS: the responder accepts
+	bool established = false;
+	bool in_error = false;
+
+	// Requester: the window is flights[head .. tail) (mod cap); the
+	// cursor is the next packet to transmit, new or again.
+	tp_flight *flights = nullptr;
+	u32 flight_cap = 0, head = 0, tail = 0;
+	u32 next_psn = 0;         // the PSN a new WQE starts at
+	u32 cur = 0, cur_pkt = 0; // cursor: flight index, packet within
+	u32 rd_outstanding = 0;   // READs and atomics in the window
+	bool fetch_done = false;  // the SQ had nothing more at the last look
+	bool halted = false;      // a WQE failed: nothing more is sent
+	bool rewound = false;     // a retransmission from rewind_psn is under way
+	u32 rewind_psn = 0;
+	u8 retry_left = 0, rnr_left = 0;
+	u64 retry_at = 0;         // retransmission timer (0: off)
+	u64 rnr_at = 0;           // RNR wait ends (0: not waiting)
+
+	// Responder.
+	u32 epsn = 0, msn = 0;
+	bool nak_sent = false;    // a sequence NAK went out for epsn
+	u8 in_msg = 0;            // 0 none, 1 SEND, 2 WRITE: a message in progress
+	bool uc_drop = false;     // UC: the rest of a damaged message is dropped
+	u32 recv_handle = 0, recv_cap = 0, recv_off = 0;
+	bool have_recv = false;
+	u64 wr_va = 0;            // WRITE in progress
+	u32 wr_rkey = 0, wr_left = 0, wr_total = 0;
+	// ACK / NAK to send: psn and syndrome (one coalesced answer).
+	bool ack_pending = false;
+	u32 ack_psn = 0;
+	u8 ack_synd = 0;
+	// READs and atomics in arrival order, res[i % res_cap] for i in
+	// [res_next - res_cap, res_next); those from res_tx on owe their
+	// answer (READ responses from packet res_tx_pkt, numbered from
+	// res_tx_start, or the atomic ACK). A duplicate rewinds res_tx; those
+	// from res_fresh on were never answered (what the ring may not lose).
+	tp_rd_res *res = nullptr;
+	u32 res_cap = 0, res_next = 0, res_tx = 0, res_tx_pkt = 0, res_tx_start = 0, res_fresh = 0;
+
+	tp_counters cnt{};
+};
+
+// 4.096 us << timeout: the local ACK timeout; 0 waits forever.
+u64 tp_ack_timeout_ns(u8 timeout);
+// The RNR NAK timer code in ns (IBTA table 45).
+u64 tp_rnr_timer_ns(u8 code);
+// Packets a message of len bytes takes at mtu (a zero-length one takes one).
+constexpr u32 tp_npkts(u32 len, u32 mtu) { return len ? (len + mtu - 1) / mtu : 1; }
+
+class transport {
+public:
+	transport(tp_ops &ops, tp_link &link) : ops_(ops), link_(link) {}
+
+	// After the QP's attributes are set (to RTR / RTS): starts its PSNs.
+	static void start_responder(tp_qp &q);
+	static void start_requester(tp_qp &q);
+
+	// Sends what q has for the wire: answers first, then retransmissions
+	// and new WQEs, at most budget packets. Returns the packets sent.
+	u32 send(tp_qp &q, u64 now, u32 budget);
+	// One received IB part (BTH .. ICRC, the ICRC already checked) for q,
+	// which the caller found by the BTH's destination QP.
+	void receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u64 now);
+	// New WQEs were posted (a doorbell): look at the SQ again.
+	static void doorbell(tp_qp &q) { q.fetch_done = false; }
+	// Expired timers of q (retransmission, RNR wait).
+	void tick(tp_qp &q, u64 now);
+	// The earliest time tick() has something to do for q (0: never).
+	static u64 next_timer(const tp_qp &q);
+	// Whether send() has something to do now.
+	static bool has_tx(const tp_qp &q, u64 now);
+	// Completes every WQE in the window with a flush error (the QP is in ERR).
+	void flush(tp_qp &q);
+
+private:
+	// tp_req.cpp
+	bool req_send_one(tp_qp &q, u64 now);
+	bool req_fetch(tp_qp &q);
+	bool req_emit(tp_qp &q, tp_flight &f, u64 now);
+	bool req_emit_data(tp_qp &q, tp_flight &f);
+	bool req_emit_read(tp_qp &q, tp_flight &f);
+	bool req_emit_atomic(tp_qp &q, tp_flight &f);
+	bool req_may_start(const tp_qp &q, const tp_send_wr &wr) const;
+	// tp_comp.cpp
+	void comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);
+	bool comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn, u64 now);
+	void comp_retry_from(tp_qp &q, u32 psn, u64 now, bool timeout);
+	bool comp_rewind(tp_qp &q, u32 psn);
+	void comp_fail_at(tp_qp &q, u32 psn, u8 syndrome);
+	void comp_read_data(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);
+	void comp_atomic_ack(tp_qp &q, const ib_hdr &h, u64 now);
+	void comp_aeth(tp_qp &q, const ib_hdr &h, u64 now);
+	void comp_progress(tp_qp &q, u64 now);
+	void comp_retire(tp_qp &q);
+	// tp_resp.cpp
+	void resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	void resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	void resp_duplicate(tp_qp &q, const ib_hdr &h);
+	bool resp_execute(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	bool resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	bool resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	bool resp_read(tp_qp &q, const ib_hdr &h);
+	bool resp_atomic(tp_qp &q, const ib_hdr &h);
+	tp_rd_res *resp_new_res(tp_qp &q, const ib_hdr &h);
+	void resp_ud(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, const tp_rx_meta &m);
+	bool resp_take_recv(tp_qp &q, u32 psn);
+	void resp_ack(tp_qp &q, u32 psn, u8 synd);
+	void resp_nak(tp_qp &q, u32 psn, u8 code, tp_fatal why);
+	void resp_fail(tp_qp &q, tp_fatal why);
+	void resp_recv_error(tp_qp &q, u32 psn, u8 syndrome, u8 nak_code);
+	bool resp_send_one(tp_qp &q);
+	bool resp_emit_res(tp_qp &q);
+	bool resp_emit_ack(tp_qp &q, u32 psn, u8 synd);
+
+	// The packet being built: headers at buf, payload bytes after them;
+	// *wire_len the IB part's whole length (pad and ICRC included).
+	u8 *tx_begin(tp_qp &q, const void *route, const ib_hdr &h, u32 payload, u32 *hdr_len, u32 *wire_len);
+	void tx_commit(tp_qp &q, u32 wire_len);
+
+	tp_ops &ops_;
+	tp_link &link_;
+};
+
+} // namespace scx::hca

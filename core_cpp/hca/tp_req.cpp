@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+// The requester: send WQEs into the window, each cut into packets of at
+// most the path MTU with consecutive PSNs; the cursor walks the window, so
+// a retransmission (tp_comp.cpp moves the cursor back) sends the very
+// packets again from the same WQEs. READs and atomics wait for their turn
+// under max_rd_atomic, and a fenced WQE for every earlier one of them.
+#include "hca/tp.h"
+
+namespace scx::hca {
+
+namespace {
+
+namespace op = prm::bth_op;
+namespace tr = prm::bth_transport;
+
+u8 transport_bits(tp_st st)
+{
+	return st == tp_st::rc ? tr::rc : st == tp_st::uc ? tr::uc : tr::ud;
+}
+
+bool is_rd_atomic(tp_op o) { return o == tp_op::read || o == tp_op::cmp_swap || o == tp_op::fetch_add; }
+
+// The opcode of packet k of n of a SEND or WRITE.
+u8 data_opcode(tp_op o, u32 k, u32 n)
+{
+	bool first = k == 0, last = k == n - 1;
+	bool write = o == tp_op::write || o == tp_op::write_imm;
+	if (first && last) {
+		switch (o) {
+		case tp_op::send_imm: return op::send_only_imm;
+		case tp_op::send_inv: return op::send_only_inv;
+		case tp_op::write: return op::write_only;
+		case tp_op::write_imm: return op::write_only_imm;
+		default: return op::send_only;
+		}
+	}
+	if (first)
+		return write ? op::write_first : op::send_first;
+	if (!last)
+		return write ? op::write_middle : op::send_middle;
+	switch (o) {
+	case tp_op::send_imm: return op::send_last_imm;
+	case tp_op::send_inv: return op::send_last_inv;
+	case tp_op::write: return op::write_last;
+	case tp_op::write_imm: return op::write_last_imm;
+	default: return op::send_last;
+	}
+}
+
+} // namespace
+
+u64 tp_ack_timeout_ns(u8 timeout)
+{
+	// 0 is "infinite" in IBTA; a lost packet would then hang the QP, so
+	// the device retries once a second and never runs out.
+	if (!timeout || timeout > 31)
+		return 1000000000ull;
+	return 4096ull << timeout;
+}
+
+u64 tp_rnr_timer_ns(u8 code)
+{
+	// IBTA table 45, in units of 10 us; code 0 is 655.36 ms.
+	static constexpr u32 t10us[32] = {
+		65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+	return u64(t10us[code & 31]) * 10000;
+}
+
+void transport::start_requester(tp_qp &q)
+{
+	q.next_psn = q.a.sq_psn & psn_mask;
+	q.head = q.tail = q.cur = q.cur_pkt = 0;
+	q.rd_outstanding = 0;
+	q.retry_left = q.a.retry_cnt;
+	q.rnr_left = q.a.rnr_retry;
+	q.retry_at = q.rnr_at = 0;
+	q.fetch_done = q.halted = q.rewound = false;
+	q.ready_req = true;
+}
+
+u8 *transport::tx_begin(tp_qp &q, const void *route, const ib_hdr &h, u32 payload, u32 *hdr_len,
+			u32 *wire_len)
+{
+	const ib_op_info *info = ib_op_lookup(h.opcode);
+	u32 hl = ib_hdr_len(*info);
+	u32 len = hl + payload + h.pad + prm::roce::icrc_bytes;
+	u8 *buf = link_.tx_begin(q, route, len);
+	if (!buf)
+		return nullptr;
+	ib_hdr_build(buf, h);
+	// Pad and ICRC: zero here; the link writes the ICRC.
+	zero_bytes(buf + hl + payload, h.pad + prm::roce::icrc_bytes);
+	*hdr_len = hl;
+	*wire_len = len;
+	return buf;
+}
+
+void transport::tx_commit(tp_qp &q, u32 wire_len)
+{
+	q.cnt.tx_pkts++;
+	q.cnt.tx_bytes += wire_len;
+	link_.tx_commit(q);
+}
+
+bool transport::req_may_start(const tp_qp &q, const tp_send_wr &wr) const
+{
+	if (is_rd_atomic(wr.op) && q.rd_outstanding >= max<u32>(1, q.a.max_rd_atomic))
+		return false;
+	return !wr.fence || q.rd_outstanding == 0;
+}
+
+// Takes the next WQE into the window (not started: no PSN yet).
+bool transport::req_fetch(tp_qp &q)
+{
+	if (q.fetch_done || q.halted || q.tail - q.head == q.flight_cap)
+		return false;
+	tp_flight &f = q.flights[q.tail % q.flight_cap];
+	f = tp_flight{};
+	if (ops_.fetch_wqe(q, &f.wr) != tp_fetch::ok) {
+		q.fetch_done = true;
+		return false;
+	}
+	q.tail++;
+	return true;
+}
+
+bool transport::req_send_one(tp_qp &q, u64 now)
+{
+	if (!q.ready_req || q.in_error || q.halted || q.rnr_at)
+		return false;
+	// What an ACK covered while it was being sent again is not resent.
+	while (q.cur != q.tail && q.flights[q.cur % q.flight_cap].acked) {
+		q.cur++;
+		q.cur_pkt = 0;
+	}
+	if (q.cur == q.tail && !req_fetch(q))
+		return false;
+	return req_emit(q, q.flights[q.cur % q.flight_cap], now);
+}
+
+bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
+{
+	if (f.wr.syndrome) {
+		// Refused by the data path: it fails in its turn, and nothing
+		// after it is sent.
+		f.syndrome = f.wr.syndrome;
+		q.halted = true;
+		q.cur++;
+		comp_retire(q);
+		return false;
+	}
+	if (!f.npkts) {
+		if (!req_may_start(q, f.wr))
+			return false;
+		f.psn = q.next_psn;
+		f.npkts = f.wr.op == tp_op::cmp_swap || f.wr.op == tp_op::fetch_add ? 1 : tp_npkts(f.wr.len, q.a.mtu);
+		q.next_psn = psn_add(q.next_psn, f.npkts);
+		if (is_rd_atomic(f.wr.op))
+			q.rd_outstanding++;
+	}
+	bool sent;
+	switch (f.wr.op) {
+	case tp_op::read:
+		sent = req_emit_read(q, f);
+		break;
+	case tp_op::cmp_swap:
+	case tp_op::fetch_add:
+		sent = req_emit_atomic(q, f);
+		break;
+	default:
+		sent = req_emit_data(q, f);
+		break;
+	}
+	if (!sent)
+		return false;
+	if (q.a.st == tp_st::rc) {
+		if (!q.retry_at)
+			q.retry_at = now + tp_ack_timeout_ns(q.a.timeout);
+	} else if (q.cur_pkt == 0) {
+		// UC and UD: a message is done once its last packet is out.
+		f.acked = true;
+		comp_retire(q);
+	}
+	return true;
+}
+
+// Packet cur_pkt of a SEND or WRITE; moves the cursor past it.
+bool transport::req_emit_data(tp_qp &q, tp_flight &f)
+{
+	u32 k = q.cur_pkt;
+	u32 off = k * q.a.mtu;
+	u32 plen = min(q.a.mtu, f.wr.len - off);
+	ib_hdr h;
+	h.opcode = u8(transport_bits(q.a.st) | data_opcode(f.wr.op, k, f.npkts));
+	bool last = k == f.npkts - 1;
+	h.se = last && f.wr.solicited;
+	h.ack_req = last && q.a.st == tp_st::rc;
+	h.pad = u8(-plen & 3);
+	h.pkey = q.a.pkey;
+	h.psn = psn_add(f.psn, k);
+	h.dest_qp = q.a.st == tp_st::ud ? f.wr.dest_qpn : q.a.dest_qpn;
+	h.qkey = f.wr.qkey;
+	h.src_qp = q.a.qpn;
+	h.va = f.wr.raddr;
+	h.rkey = f.wr.rkey;
+	h.dma_len = f.wr.len;
+	h.imm = f.wr.imm;
+	h.inv_rkey = f.wr.imm;
+	u32 hl, wl;
+	const void *route = q.a.st == tp_st::ud ? static_cast<const void *>(f.wr.ud_av) : q.a.route;
+	u8 *buf = tx_begin(q, route, h, plen, &hl, &wl);
+	if (!buf)
+		return false;
+	if (plen && !ops_.gather(q, f.wr, off, buf + hl, plen)) {
+		// The gather list stopped being valid under a WQE in flight:
+		// the packet is not sent (tx_begin's buffer is reused).
+		f.syndrome = tp_synd::local_prot;
+		q.halted = true;
+		comp_retire(q);
+		return false;
+	}
+	tx_commit(q, wl);
+	if (last) {
+		q.cur++;
+		q.cur_pkt = 0;
+	} else {
+		q.cur_pkt++;
+	}
+	return true;
+}
+
+// The READ request for what has not arrived yet (all of it the first time).
+bool transport::req_emit_read(tp_qp &q, tp_flight &f)
+{
+	u32 off = f.read_pkts * q.a.mtu;
+	ib_hdr h;
+	h.opcode = tr::rc | op::read_request;
+	h.ack_req = true;
+	h.pkey = q.a.pkey;
+	h.dest_qp = q.a.dest_qpn;
+	h.psn = psn_add(f.psn, f.read_pkts);
+	h.va = f.wr.raddr + off;
+	h.rkey = f.wr.rkey;
+	h.dma_len = f.wr.len - off;
+	u32 hl, wl;
+	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
+		return false;
+	tx_commit(q, wl);
+	q.cur++;
+	q.cur_pkt = 0;
+	return true;
+}
+
+bool transport::req_emit_atomic(tp_qp &q, tp_flight &f)
+{
+	ib_hdr h;
+	h.opcode = tr::rc | (f.wr.op == tp_op::cmp_swap ? op::cmp_swap : op::fetch_add);
+	h.ack_req = true;
+	h.pkey = q.a.pkey;
+	h.dest_qp = q.a.dest_qpn;
+	h.psn = f.psn;
+	h.va = f.wr.raddr;
+	h.rkey = f.wr.rkey;
+	h.swap_add = f.wr.swap_add;
+	h.compare = f.wr.compare;
+	u32 hl, wl;
+	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
+		return false;
+	tx_commit(q, wl);
+	q.cur++;
+	q.cur_pkt = 0;
+	return true;
+}
+
+u32 transport::send(tp_qp &q, u64 now, u32 budget)
+{
+	u32 n = 0;
+	while (n < budget && (resp_send_one(q) || req_send_one(q, now)))
+		n++;
+	return n;
+}
+
+bool transport::has_tx(const tp_qp &q, u64 now)
+{
+	if (q.ack_pending || q.res_tx != q.res_next)
+		return true;
+	if (!q.ready_req || q.in_error || q.halted || (q.rnr_at && now < q.rnr_at))
+		return false;
+	return q.cur != q.tail || (!q.fetch_done && q.tail - q.head < q.flight_cap);
+}
+
+} // namespace scx::hca
