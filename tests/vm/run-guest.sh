@@ -2,12 +2,16 @@
 # Boot the guest under QEMU (TCG) and run one script inside it.
 #
 #   run-guest.sh [-k KERNEL_DIR] [-t TIMEOUT_S] [-m MEM] [-c CPUS]
-#                [-o OVERLAY_DIR] [-l LOGDIR] [-S] SCRIPT [-- kernel args]
+#                [-o OVERLAY_DIR] [-l LOGDIR] [-n listen|connect:PORT] [-S]
+#                SCRIPT [-- kernel args]
 #
 #   SCRIPT       runs as /harness/run.sh (bash); guest/common.sh is at
 #                /harness/common.sh, OVERLAY_DIR's contents under /harness/extra/
 #   -k DIR       test kernel instead of the stock one (see build-guest.sh)
 #   -S           interactive shell on stdio (SCRIPT optional)
+#   -n ROLE:PORT eth0, a virtio NIC on a QEMU socket link to another guest
+#                (tcp 127.0.0.1:PORT): "listen" boots first, "connect" joins
+#                it; their MACs are 52:54:00:5c:00:01 and :02 (run-pair.sh)
 #
 # Exit status: the script's, from the GUEST-EXIT line on the results port;
 # 124 timeout, 125 no GUEST-EXIT (crash/panic); 3 if scan-log.sh finds kernel
@@ -18,14 +22,24 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 
-usage() { sed -n '3,7s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
-kdir='' tmo=900 mem=2G cpus=2 ovl='' logdir='' shell=0
-while getopts k:t:m:c:o:l:Sh opt; do
+usage() { sed -n '3,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+kdir='' tmo=900 mem=2G cpus=2 ovl='' logdir='' shell=0 nic=''
+while getopts k:t:m:c:o:l:n:Sh opt; do
 	case $opt in
 	k) kdir=$OPTARG ;; t) tmo=$OPTARG ;; m) mem=$OPTARG ;; c) cpus=$OPTARG ;;
-	o) ovl=$OPTARG ;; l) logdir=$OPTARG ;; S) shell=1 ;; *) usage ;;
+	o) ovl=$OPTARG ;; l) logdir=$OPTARG ;; n) nic=$OPTARG ;; S) shell=1 ;; *) usage ;;
 	esac
 done
+net=()
+if [ -n "$nic" ]; then
+	case ${nic%%:*} in
+	listen) mac=52:54:00:5c:00:01 ;;
+	connect) mac=52:54:00:5c:00:02 ;;
+	*) die "-n wants listen:PORT or connect:PORT, not $nic" ;;
+	esac
+	# shellcheck disable=SC2054 # commas are QEMU syntax
+	net=(-netdev "socket,id=n0,${nic%%:*}=127.0.0.1:${nic#*:}" -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
 shift $((OPTIND - 1))
 script=''
 if [ $# -gt 0 ] && [ "$1" != -- ] && { [ $shell = 0 ] || [ -f "$1" ]; }; then
@@ -74,7 +88,7 @@ fi
 # shellcheck disable=SC2054 # commas are QEMU syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem"
 	-no-reboot -nodefaults -display none -kernel "$img/vmlinuz" -initrd "$logdir/initrd.img"
-	"${con[@]}" -serial "file:$logdir/results.log" -monitor none -append "$append")
+	"${net[@]}" "${con[@]}" -serial "file:$logdir/results.log" -monitor none -append "$append")
 printf '%q ' "${qemu[@]}" >"$logdir/cmd.txt"
 echo >>"$logdir/cmd.txt"
 
