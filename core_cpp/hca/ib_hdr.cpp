@@ -6,8 +6,8 @@ namespace {
 
 namespace k = ib_kind;
 namespace x = ib_ext;
-namespace op = prm::bth_op;
-namespace tr = prm::bth_transport;
+namespace op = wire::bth_op;
+namespace tr = wire::bth_transport;
 
 constexpr u16 req_send = k::request | k::send | k::payload;
 constexpr u16 req_write = k::request | k::write | k::payload;
@@ -63,45 +63,45 @@ constexpr struct {
 	u8 bit;
 	u8 size;
 } ext_order[] = {
-	{x::deth, prm::deth::size_bytes},
-	{x::reth, prm::reth::size_bytes},
-	{x::atomic_eth, prm::atomic_eth::size_bytes},
-	{x::aeth, prm::aeth::size_bytes},
-	{x::atomic_ack_eth, prm::atomic_ack_eth::size_bytes},
-	{x::immdt, prm::immdt::size_bytes},
-	{x::ieth, prm::ieth::size_bytes},
+	{x::deth, wire::deth::size_bytes},
+	{x::reth, wire::reth::size_bytes},
+	{x::atomic_eth, wire::atomic_eth::size_bytes},
+	{x::aeth, wire::aeth::size_bytes},
+	{x::atomic_ack_eth, wire::atomic_ack_eth::size_bytes},
+	{x::immdt, wire::immdt::size_bytes},
+	{x::ieth, wire::ieth::size_bytes},
 };
 
 void put_ext(u8 *p, u8 bit, const ib_hdr &h)
 {
 	switch (bit) {
 	case x::deth:
-		prm::set(p, prm::deth::qkey, h.qkey);
-		prm::set(p, prm::deth::src_qp, h.src_qp);
+		prm::set(p, wire::deth::qkey, h.qkey);
+		prm::set(p, wire::deth::src_qp, h.src_qp);
 		break;
 	case x::reth:
-		prm::set(p, prm::reth::va, h.va);
-		prm::set(p, prm::reth::rkey, h.rkey);
-		prm::set(p, prm::reth::dma_len, h.dma_len);
+		prm::set(p, wire::reth::va, h.va);
+		prm::set(p, wire::reth::rkey, h.rkey);
+		prm::set(p, wire::reth::dma_len, h.dma_len);
 		break;
 	case x::atomic_eth:
-		prm::set(p, prm::atomic_eth::va, h.va);
-		prm::set(p, prm::atomic_eth::rkey, h.rkey);
-		prm::set(p, prm::atomic_eth::swap_add, h.swap_add);
-		prm::set(p, prm::atomic_eth::compare, h.compare);
+		prm::set(p, wire::atomic_eth::va, h.va);
+		prm::set(p, wire::atomic_eth::rkey, h.rkey);
+		prm::set(p, wire::atomic_eth::swap_add, h.swap_add);
+		prm::set(p, wire::atomic_eth::compare, h.compare);
 		break;
 	case x::aeth:
-		prm::set(p, prm::aeth::syndrome, h.syndrome);
-		prm::set(p, prm::aeth::msn, h.msn);
+		prm::set(p, wire::aeth::syndrome, h.syndrome);
+		prm::set(p, wire::aeth::msn, h.msn);
 		break;
 	case x::atomic_ack_eth:
-		prm::set(p, prm::atomic_ack_eth::orig, h.orig);
+		prm::set(p, wire::atomic_ack_eth::orig, h.orig);
 		break;
 	case x::immdt:
-		prm::set(p, prm::immdt::imm, h.imm);
+		prm::set(p, wire::immdt::imm, h.imm);
 		break;
 	case x::ieth:
-		prm::set(p, prm::ieth::rkey, h.inv_rkey);
+		prm::set(p, wire::ieth::rkey, h.inv_rkey);
 		break;
 	}
 }
@@ -110,32 +110,32 @@ void get_ext(const u8 *p, u8 bit, ib_hdr *h)
 {
 	switch (bit) {
 	case x::deth:
-		h->qkey = prm::get(p, prm::deth::qkey);
-		h->src_qp = prm::get(p, prm::deth::src_qp);
+		h->qkey = prm::get(p, wire::deth::qkey);
+		h->src_qp = prm::get(p, wire::deth::src_qp);
 		break;
 	case x::reth:
-		h->va = prm::get(p, prm::reth::va);
-		h->rkey = prm::get(p, prm::reth::rkey);
-		h->dma_len = prm::get(p, prm::reth::dma_len);
+		h->va = prm::get(p, wire::reth::va);
+		h->rkey = prm::get(p, wire::reth::rkey);
+		h->dma_len = prm::get(p, wire::reth::dma_len);
 		break;
 	case x::atomic_eth:
-		h->va = prm::get(p, prm::atomic_eth::va);
-		h->rkey = prm::get(p, prm::atomic_eth::rkey);
-		h->swap_add = prm::get(p, prm::atomic_eth::swap_add);
-		h->compare = prm::get(p, prm::atomic_eth::compare);
+		h->va = prm::get(p, wire::atomic_eth::va);
+		h->rkey = prm::get(p, wire::atomic_eth::rkey);
+		h->swap_add = prm::get(p, wire::atomic_eth::swap_add);
+		h->compare = prm::get(p, wire::atomic_eth::compare);
 		break;
 	case x::aeth:
-		h->syndrome = u8(prm::get(p, prm::aeth::syndrome));
-		h->msn = prm::get(p, prm::aeth::msn);
+		h->syndrome = u8(prm::get(p, wire::aeth::syndrome));
+		h->msn = prm::get(p, wire::aeth::msn);
 		break;
 	case x::atomic_ack_eth:
-		h->orig = prm::get(p, prm::atomic_ack_eth::orig);
+		h->orig = prm::get(p, wire::atomic_ack_eth::orig);
 		break;
 	case x::immdt:
-		h->imm = prm::get(p, prm::immdt::imm);
+		h->imm = prm::get(p, wire::immdt::imm);
 		break;
 	case x::ieth:
-		h->inv_rkey = prm::get(p, prm::ieth::rkey);
+		h->inv_rkey = prm::get(p, wire::ieth::rkey);
 		break;
 	}
 }
@@ -160,7 +160,7 @@ const ib_op_info *ib_op_lookup(u8 opcode)
 
 u32 ib_hdr_len(const ib_op_info &info)
 {
-	u32 n = prm::bth::size_bytes;
+	u32 n = wire::bth::size_bytes;
 	for (const auto &e : ext_order)
 		if (info.ext & e.bit)
 			n += e.size;
@@ -172,16 +172,16 @@ u32 ib_hdr_build(u8 *buf, const ib_hdr &h)
 	const ib_op_info *info = ib_op_lookup(h.opcode);
 	if (!info)
 		return 0;
-	zero_bytes(buf, prm::bth::size_bytes);
-	prm::set(buf, prm::bth::opcode, h.opcode);
-	prm::set(buf, prm::bth::se, h.se);
-	prm::set(buf, prm::bth::mig_req, h.mig_req);
-	prm::set(buf, prm::bth::pad_cnt, h.pad);
-	prm::set(buf, prm::bth::pkey, h.pkey);
-	prm::set(buf, prm::bth::dest_qp, h.dest_qp);
-	prm::set(buf, prm::bth::ack_req, h.ack_req);
-	prm::set(buf, prm::bth::psn, h.psn);
-	u32 n = prm::bth::size_bytes;
+	zero_bytes(buf, wire::bth::size_bytes);
+	prm::set(buf, wire::bth::opcode, h.opcode);
+	prm::set(buf, wire::bth::se, h.se);
+	prm::set(buf, wire::bth::mig_req, h.mig_req);
+	prm::set(buf, wire::bth::pad_cnt, h.pad);
+	prm::set(buf, wire::bth::pkey, h.pkey);
+	prm::set(buf, wire::bth::dest_qp, h.dest_qp);
+	prm::set(buf, wire::bth::ack_req, h.ack_req);
+	prm::set(buf, wire::bth::psn, h.psn);
+	u32 n = wire::bth::size_bytes;
 	for (const auto &e : ext_order) {
 		if (!(info->ext & e.bit))
 			continue;
@@ -194,33 +194,33 @@ u32 ib_hdr_build(u8 *buf, const ib_hdr &h)
 
 ib_malformed ib_hdr_parse(const u8 *p, u32 len, ib_hdr *h, ib_layout *l)
 {
-	if (len < prm::bth::size_bytes + prm::roce::icrc_bytes)
+	if (len < wire::bth::size_bytes + wire::roce::icrc_bytes)
 		return ib_malformed::short_hdr;
 	*h = ib_hdr{};
-	h->opcode = u8(prm::get(p, prm::bth::opcode));
+	h->opcode = u8(prm::get(p, wire::bth::opcode));
 	const ib_op_info *info = ib_op_lookup(h->opcode);
 	if (!info)
 		return ib_malformed::bad_opcode;
-	if (prm::get(p, prm::bth::tver) != 0)
+	if (prm::get(p, wire::bth::tver) != 0)
 		return ib_malformed::bad_tver;
-	h->se = prm::get(p, prm::bth::se);
-	h->mig_req = prm::get(p, prm::bth::mig_req);
-	h->pad = u8(prm::get(p, prm::bth::pad_cnt));
-	h->pkey = u16(prm::get(p, prm::bth::pkey));
-	h->dest_qp = prm::get(p, prm::bth::dest_qp);
-	h->ack_req = prm::get(p, prm::bth::ack_req);
-	h->psn = prm::get(p, prm::bth::psn);
+	h->se = prm::get(p, wire::bth::se);
+	h->mig_req = prm::get(p, wire::bth::mig_req);
+	h->pad = u8(prm::get(p, wire::bth::pad_cnt));
+	h->pkey = u16(prm::get(p, wire::bth::pkey));
+	h->dest_qp = prm::get(p, wire::bth::dest_qp);
+	h->ack_req = prm::get(p, wire::bth::ack_req);
+	h->psn = prm::get(p, wire::bth::psn);
 	u32 hl = ib_hdr_len(*info);
-	if (len < hl + h->pad + prm::roce::icrc_bytes)
+	if (len < hl + h->pad + wire::roce::icrc_bytes)
 		return ib_malformed::short_hdr;
-	u32 n = prm::bth::size_bytes;
+	u32 n = wire::bth::size_bytes;
 	for (const auto &e : ext_order) {
 		if (!(info->ext & e.bit))
 			continue;
 		get_ext(p + n, e.bit, h);
 		n += e.size;
 	}
-	u32 pl = len - hl - h->pad - prm::roce::icrc_bytes;
+	u32 pl = len - hl - h->pad - wire::roce::icrc_bytes;
 	if (!(info->kind & ib_kind::payload) && (pl || h->pad))
 		return ib_malformed::bad_pad;
 	l->op = info;

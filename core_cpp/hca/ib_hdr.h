@@ -6,7 +6,7 @@
 #pragma once
 
 #include "lib/status.h"
-#include "prm/roce.h"
+#include "wire/roce.h"
 
 namespace scx::hca {
 

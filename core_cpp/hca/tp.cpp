@@ -8,7 +8,7 @@ namespace scx::hca {
 
 namespace {
 
-namespace tr = prm::bth_transport;
+namespace tr = wire::bth_transport;
 
 u8 transport_bits(tp_st st)
 {

@@ -104,7 +104,7 @@ public:
 	virtual tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) = 0;
 	virtual bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) = 0;
 	virtual void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) = 0;
-	// 0 or the NAK code (prm::aeth_synd) the access earns.
+	// 0 or the NAK code (wire::aeth_synd) the access earns.
 	virtual u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) = 0;
 	virtual u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) = 0;
 	virtual u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) = 0;

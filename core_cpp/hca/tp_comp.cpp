@@ -12,7 +12,7 @@ namespace scx::hca {
 
 namespace {
 
-namespace sy = prm::aeth_synd;
+namespace sy = wire::aeth_synd;
 
 bool is_rd_atomic(tp_op o) { return o == tp_op::read || o == tp_op::cmp_swap || o == tp_op::fetch_add; }
 

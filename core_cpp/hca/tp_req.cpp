@@ -10,8 +10,8 @@ namespace scx::hca {
 
 namespace {
 
-namespace op = prm::bth_op;
-namespace tr = prm::bth_transport;
+namespace op = wire::bth_op;
+namespace tr = wire::bth_transport;
 
 u8 transport_bits(tp_st st)
 {
@@ -85,13 +85,13 @@ u8 *transport::tx_begin(tp_qp &q, const void *route, const ib_hdr &h, u32 payloa
 {
 	const ib_op_info *info = ib_op_lookup(h.opcode);
 	u32 hl = ib_hdr_len(*info);
-	u32 len = hl + payload + h.pad + prm::roce::icrc_bytes;
+	u32 len = hl + payload + h.pad + wire::roce::icrc_bytes;
 	u8 *buf = link_.tx_begin(q, route, len);
 	if (!buf)
 		return nullptr;
 	ib_hdr_build(buf, h);
 	// Pad and ICRC: zero here; the link writes the ICRC.
-	zero_bytes(buf + hl + payload, h.pad + prm::roce::icrc_bytes);
+	zero_bytes(buf + hl + payload, h.pad + wire::roce::icrc_bytes);
 	*hdr_len = hl;
 	*wire_len = len;
 	return buf;

@@ -12,9 +12,9 @@ namespace scx::hca {
 
 namespace {
 
-namespace op = prm::bth_op;
-namespace tr = prm::bth_transport;
-namespace sy = prm::aeth_synd;
+namespace op = wire::bth_op;
+namespace tr = wire::bth_transport;
+namespace sy = wire::aeth_synd;
 
 constexpr u8 ack_synd = sy::ack | sy::credits_invalid;
 constexpr u32 max_dma_len = 1u << 31;

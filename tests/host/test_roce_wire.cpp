@@ -11,12 +11,12 @@
 #include "hca/ib_hdr.h"
 #include "hca/roce_frame.h"
 #include "lib/crc32.h"
-#include "prm/net.h"
+#include "wire/net.h"
 
 using namespace scx;
 using namespace scx::hca;
-namespace op = scx::prm::bth_op;
-namespace tr = scx::prm::bth_transport;
+namespace op = scx::wire::bth_op;
+namespace tr = scx::wire::bth_transport;
 
 namespace {
 
@@ -56,13 +56,13 @@ roce_rx_verdict parse(const std::vector<u8> &f, roce_rx *rx)
 void fix_ipv4_checksum(std::vector<u8> &f)
 {
 	u8 *ip = f.data() + eth_hlen;
-	prm::set(ip, prm::ipv4::check, 0);
+	prm::set(ip, wire::ipv4::check, 0);
 	u32 sum = 0;
 	for (u32 i = 0; i < ipv4_hlen; i += 2)
 		sum += u32(ip[i]) << 8 | ip[i + 1];
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	prm::set(ip, prm::ipv4::check, ~sum & 0xffff);
+	prm::set(ip, wire::ipv4::check, ~sum & 0xffff);
 }
 
 } // namespace
@@ -184,13 +184,13 @@ TEST(IbHdr, MalformedPacketsAreNamed)
 	EXPECT_EQ(ib_hdr_parse(buf, n + 3, &g, &l), ib_malformed::short_hdr);  // AETH cut
 	EXPECT_EQ(ib_hdr_parse(buf, 15, &g, &l), ib_malformed::short_hdr);
 	EXPECT_EQ(ib_hdr_parse(buf, n + 8, &g, &l), ib_malformed::bad_pad);    // payload on an ACK
-	prm::set(buf, prm::bth::pad_cnt, 1);
+	prm::set(buf, wire::bth::pad_cnt, 1);
 	EXPECT_EQ(ib_hdr_parse(buf, n + 5, &g, &l), ib_malformed::bad_pad);
-	prm::set(buf, prm::bth::pad_cnt, 0);
-	prm::set(buf, prm::bth::tver, 1);
+	prm::set(buf, wire::bth::pad_cnt, 0);
+	prm::set(buf, wire::bth::tver, 1);
 	EXPECT_EQ(ib_hdr_parse(buf, n + 4, &g, &l), ib_malformed::bad_tver);
-	prm::set(buf, prm::bth::tver, 0);
-	prm::set(buf, prm::bth::opcode, 0x15);
+	prm::set(buf, wire::bth::tver, 0);
+	prm::set(buf, wire::bth::opcode, 0x15);
 	EXPECT_EQ(ib_hdr_parse(buf, n + 4, &g, &l), ib_malformed::bad_opcode);
 	// A SEND whose pad is longer than what follows the headers.
 	h.opcode = tr::rc | op::send_only;

@@ -255,8 +255,8 @@ TEST(Transport, HarshLinksStillDeliverExactlyOnce)
 }
 
 namespace {
-namespace bop = prm::bth_op;
-namespace btr = prm::bth_transport;
+namespace bop = wire::bth_op;
+namespace btr = wire::bth_transport;
 } // namespace
 
 TEST(Transport, RnrWaitsForAReceiveThenRunsOut)

@@ -5,7 +5,7 @@
 
 namespace scx::hca::sim {
 
-namespace sy = prm::aeth_synd;
+namespace sy = wire::aeth_synd;
 
 bool node::in_key(u32 rkey, u64 va, u32 len, u8 access, u64 *off)
 {
@@ -118,7 +118,7 @@ u8 node::remote_atomic(tp_qp &, const ib_hdr &h, u64 *orig)
 	u64 v;
 	memcpy(&v, &mem[off], 8);
 	*orig = v;
-	if ((h.opcode & prm::bth_op::mask) == prm::bth_op::fetch_add)
+	if ((h.opcode & wire::bth_op::mask) == wire::bth_op::fetch_add)
 		v += h.swap_add;
 	else if (v == h.compare)
 		v = h.swap_add;
