@@ -275,6 +275,7 @@ private:
 	bool req_emit_data(tp_qp &q, tp_flight &f);
 	bool req_emit_read(tp_qp &q, tp_flight &f);
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);
+	bool req_emit_request(tp_qp &q, const ib_hdr &h);
 	bool req_may_start(const tp_qp &q, const tp_send_wr &wr) const;
 	// tp_comp.cpp
 	void comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);
@@ -297,6 +298,8 @@ private:
 	bool resp_read(tp_qp &q, const ib_hdr &h);
 	bool resp_atomic(tp_qp &q, const ib_hdr &h);
 	tp_rd_res *resp_new_res(tp_qp &q, const ib_hdr &h);
+	void resp_keep_res(tp_qp &q, tp_rd_res &r, u32 npkts);
+	void resp_refuse(tp_qp &q, u32 psn, u8 code);
 	void resp_ud(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, const tp_rx_meta &m);
 	bool resp_take_recv(tp_qp &q, u32 psn);
 	void resp_ack(tp_qp &q, u32 psn, u8 synd);

@@ -231,6 +231,18 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 	return true;
 }
 
+// A request with no payload (READ, atomic): sent, the cursor past its WQE.
+bool transport::req_emit_request(tp_qp &q, const ib_hdr &h)
+{
+	u32 hl, wl;
+	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
+		return false;
+	tx_commit(q, wl);
+	q.cur++;
+	q.cur_pkt = 0;
+	return true;
+}
+
 // The READ request for what has not arrived yet (all of it the first time).
 bool transport::req_emit_read(tp_qp &q, tp_flight &f)
 {
@@ -244,13 +256,7 @@ bool transport::req_emit_read(tp_qp &q, tp_flight &f)
 	h.va = f.wr.raddr + off;
 	h.rkey = f.wr.rkey;
 	h.dma_len = f.wr.len - off;
-	u32 hl, wl;
-	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
-		return false;
-	tx_commit(q, wl);
-	q.cur++;
-	q.cur_pkt = 0;
-	return true;
+	return req_emit_request(q, h);
 }
 
 bool transport::req_emit_atomic(tp_qp &q, tp_flight &f)
@@ -265,13 +271,7 @@ bool transport::req_emit_atomic(tp_qp &q, tp_flight &f)
 	h.rkey = f.wr.rkey;
 	h.swap_add = f.wr.swap_add;
 	h.compare = f.wr.compare;
-	u32 hl, wl;
-	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
-		return false;
-	tx_commit(q, wl);
-	q.cur++;
-	q.cur_pkt = 0;
-	return true;
+	return req_emit_request(q, h);
 }
 
 u32 transport::send(tp_qp &q, u64 now, u32 budget)

@@ -235,7 +235,7 @@ bool transport::resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const 
 		u8 c = h.dma_len > max_dma_len ? sy::invalid_request :
 						 ops_.remote_check(q, h.rkey, h.va, h.dma_len, tp_access::write);
 		if (c) {
-			resp_nak(q, h.psn, c, c == sy::remote_access ? tp_fatal::access : tp_fatal::inval_req);
+			resp_refuse(q, h.psn, c);
 			return false;
 		}
 		q.wr_va = h.va;
@@ -299,12 +299,29 @@ tp_rd_res *transport::resp_new_res(tp_qp &q, const ib_hdr &h)
 	return &r;
 }
 
+// A READ or atomic executed: its resource kept for the answer (and a
+// duplicate), the message counted, the PSNs its answer takes consumed.
+void transport::resp_keep_res(tp_qp &q, tp_rd_res &r, u32 npkts)
+{
+	r.npkts = npkts;
+	q.msn = psn_add(q.msn, 1);
+	r.msn = q.msn;
+	q.res_next++;
+	q.epsn = psn_add(r.psn, npkts);
+}
+
+// A first packet's memory check failed: NAKed, with the event its kind raises.
+void transport::resp_refuse(tp_qp &q, u32 psn, u8 code)
+{
+	resp_nak(q, psn, code, code == sy::remote_access ? tp_fatal::access : tp_fatal::inval_req);
+}
+
 bool transport::resp_read(tp_qp &q, const ib_hdr &h)
 {
 	u8 c = h.dma_len > max_dma_len ? sy::invalid_request :
 					 ops_.remote_check(q, h.rkey, h.va, h.dma_len, tp_access::read);
 	if (c) {
-		resp_nak(q, h.psn, c, c == sy::remote_access ? tp_fatal::access : tp_fatal::inval_req);
+		resp_refuse(q, h.psn, c);
 		return false;
 	}
 	tp_rd_res *r = resp_new_res(q, h);
@@ -313,11 +330,7 @@ bool transport::resp_read(tp_qp &q, const ib_hdr &h)
 	r->va = h.va;
 	r->rkey = h.rkey;
 	r->len = h.dma_len;
-	r->npkts = tp_npkts(h.dma_len, q.a.mtu);
-	q.msn = psn_add(q.msn, 1);
-	r->msn = q.msn;
-	q.res_next++;
-	q.epsn = psn_add(h.psn, r->npkts);
+	resp_keep_res(q, *r, tp_npkts(h.dma_len, q.a.mtu));
 	return true;
 }
 
@@ -325,7 +338,7 @@ bool transport::resp_atomic(tp_qp &q, const ib_hdr &h)
 {
 	u8 c = h.va & 7 ? sy::invalid_request : ops_.remote_check(q, h.rkey, h.va, 8, tp_access::atomic);
 	if (c) {
-		resp_nak(q, h.psn, c, c == sy::remote_access ? tp_fatal::access : tp_fatal::inval_req);
+		resp_refuse(q, h.psn, c);
 		return false;
 	}
 	tp_rd_res *r = resp_new_res(q, h);
@@ -338,11 +351,7 @@ bool transport::resp_atomic(tp_qp &q, const ib_hdr &h)
 		return false;
 	}
 	r->atomic = true;
-	r->npkts = 1;
-	q.msn = psn_add(q.msn, 1);
-	r->msn = q.msn;
-	q.res_next++;
-	q.epsn = psn_add(h.psn, 1);
+	resp_keep_res(q, *r, 1);
 	return true;
 }
 
