@@ -144,9 +144,9 @@ void roce_frame_seal(u8 *frame, u32 frame_len)
 {
 	bool v6 = load_be<u16>(frame + wire::eth::ethertype_off) == ethertype_ipv6;
 	u32 icrc = roce_icrc(frame + eth_hlen, frame_len - eth_hlen, v6);
-	u8 *p = frame + frame_len - wire::roce::icrc_bytes;
-	for (u32 i = 0; i < 4; i++)
-		p[i] = u8(icrc >> (8 * i));
+	le<u32> v;
+	v.set(icrc);
+	copy_bytes(frame + frame_len - wire::roce::icrc_bytes, &v, sizeof(v));
 }
 
 roce_rx_verdict roce_frame_parse(const u8 *frame, u32 len, roce_rx *rx)
@@ -181,8 +181,9 @@ roce_rx_verdict roce_frame_parse(const u8 *frame, u32 len, roce_rx *rx)
 	rx->ib = uh + udp_hlen;
 	rx->ib_len = udp_len - udp_hlen;
 	const u8 *icrc_at = rx->ib + rx->ib_len - wire::roce::icrc_bytes;
-	u32 want = u32(icrc_at[0]) | u32(icrc_at[1]) << 8 | u32(icrc_at[2]) << 16 | u32(icrc_at[3]) << 24;
-	if (roce_icrc(l3, iphl + udp_len, rx->v6) != want)
+	le<u32> want;
+	copy_bytes(&want, icrc_at, sizeof(want));
+	if (roce_icrc(l3, iphl + udp_len, rx->v6) != want.get())
 		return roce_rx_verdict::bad_icrc;
 	return roce_rx_verdict::ok;
 }
