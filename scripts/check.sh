@@ -140,11 +140,18 @@ if stage module_stock make module; then
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
+testk_ok=1
 if [ -n "$testk_bg" ]; then
-	# Its own log; a failed background build is tried again in the stage.
-	wait "$testk_bg" && echo "test kernel: built in the background, ready after $((SECONDS - testk_t0)) s"
+	# A failed background build fails the stage: it is not tried again.
+	if wait "$testk_bg"; then
+		echo "test kernel: built in the background, ready after $((SECONDS - testk_t0)) s"
+	else
+		testk_ok=0
+		bad test_kernel "(background build failed, log: $out/test_kernel_bg.log)"
+		tail -n 40 "$out/test_kernel_bg.log" | sed 's/^/    /'
+	fi
 fi
-if stage test_kernel make test-kernel && stage module_testk make module-testk; then
+if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk make module-testk; then
 	kdir=$(cat build/testk-dir)
 	mkdir -p "$out/overlay-testk"
 	cp build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko build/verbs/* \
