@@ -89,7 +89,10 @@ static const struct vm_operations_struct scx_uar_vm_ops;
 #define SCX_UAR_REARM_THREAD_NS (200 * NSEC_PER_USEC)
 /* Streaming: this many traps in a row on one page, each this soon after... */
 #define SCX_UAR_STREAM_STREAK 8
-#define SCX_UAR_STREAM_GAP_NS (100 * NSEC_PER_USEC)
+static unsigned int scx_uar_stream_gap_us = 100;
+module_param_named(uar_stream_gap_us, scx_uar_stream_gap_us, uint, 0644);
+MODULE_PARM_DESC(uar_stream_gap_us,
+		 "a UAR page whose doorbells trap this close together (microseconds), 8 in a row, is mapped and left to the polling thread until its stores pause (default 100)");
 /* ...and polled until its stores stop this long. */
 #define SCX_UAR_QUIET_NS (2000 * NSEC_PER_USEC)
 
@@ -310,7 +313,7 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 	struct scx_kdev *kdev = e->kdev;
 	bool store = vmf->flags & FAULT_FLAG_WRITE;
 	struct scx_uar_store st;
-	u64 t0;
+	u64 t0, gap;
 
 	WRITE_ONCE(e->rearm_quiet, false);
 	WRITE_ONCE(e->rearm_waits, false);
@@ -324,7 +327,8 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 		scx_kdev_uar_store(kdev, e->index);
 		scx_uar_store_retire(&st);
 		atomic64_inc(&kdev->uar_emulated);
-		if (READ_ONCE(scx_uar_trap_last) == e && t0 - e->trap_end < SCX_UAR_STREAM_GAP_NS)
+		gap = (u64)READ_ONCE(scx_uar_stream_gap_us) * NSEC_PER_USEC;
+		if (READ_ONCE(scx_uar_trap_last) == e && t0 - e->trap_end < gap)
 			e->streak++;
 		else
 			e->streak = 0;

@@ -5,7 +5,7 @@
  * then the ctrl segment's first 8 bytes stored to the QP's BlueFlame
  * register), so each case knows exactly which store rang it.
  *
- *   uar_doorbells -d DEV -g GIDX -D DEBUGFS_DIR [-n THREADS] [-i WQES]
+ *   uar_doorbells -d DEV -g GIDX -D DEBUGFS_DIR -P GAP_PARAM [-n THREADS] [-i WQES]
  *
  * Cases (RESULT names):
  *   threads      THREADS threads, a QP each, ring -i doorbells each at once
@@ -21,6 +21,12 @@
  *                moved back, libmlx5's own posts work again
  *   mremap_grow  growing the mapping is refused (VM_DONTEXPAND)
  *   mprotect_exec making it executable is refused
+ *   streaming    32 doorbells back to back on one page, with the module's
+ *                stream gap (-P, its uar_stream_gap_us file) widened so
+ *                that the timing of this machine cannot decide it: the
+ *                page goes to the poller (uar_streams rose), every WRITE
+ *                lands, and once its stores paused the thread re-arms the
+ *                trap, so the next doorbell is emulated again
  * "Emulated" means the store is decoded and replayed in the kernel; the
  * other forms that are served at all are served by mapping the page.
  */
@@ -48,7 +54,7 @@
 #define SLOT 64			/* bytes each WRITE carries */
 #define WAIT_MS 10000
 
-static const char *dev_name, *dbg = "-";
+static const char *dev_name, *dbg = "-", *gap_param;
 static int gidx, n_threads = 4, n_wqes = 200;
 
 /* A self-connected RC QP whose SQ is driven by hand. */
@@ -437,13 +443,93 @@ static void case_mremap(struct ibv_context *ctx)
 		munmap(hole, PAGE);
 }
 
+/* Reads a numeric file, then writes v to it unless v < 0; -1: unreadable. */
+static long long param_swap(const char *path, long long v)
+{
+	long long old = -1;
+	FILE *f = fopen(path, "r+");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &old) != 1)
+		old = -1;
+	if (old >= 0 && v >= 0 && (fseek(f, 0, SEEK_SET) || fprintf(f, "%lld\n", v) < 0))
+		old = -1;
+	if (fclose(f))
+		old = -1;
+	return old;
+}
+
+/* Waits up to WAIT_MS for a debugfs counter to pass `than`. */
+static long long counter_above(const char *key, long long than)
+{
+	long long end = vt_now_ms() + WAIT_MS, v;
+
+	while ((v = vt_counter(dbg, "dp", key)) <= than && vt_now_ms() < end)
+		usleep(1000);
+	return v;
+}
+
+static void case_streaming(struct ibv_context *ctx)
+{
+	long long gap0 = gap_param ? param_swap(gap_param, 1000000) : -1;
+	long long str0 = vt_counter(dbg, "dp", "uar_streams");
+	long long emu0 = vt_counter(dbg, "dp", "uar_stores_emulated");
+	long long rearm0 = vt_counter(dbg, "dp", "uar_rearms_by_thread");
+	long long str1 = -1, emu1 = -1, rearm1 = -1, emu2 = -1;
+	char why[200] = "";
+	struct dbq q = { 0 };
+	bool ok = gap0 >= 0 && str0 >= 0 && emu0 >= 0 && rearm0 >= 0 && dbq_up(&q, ctx);
+
+	if (!ok)
+		snprintf(why, sizeof(why), "setup: gap %lld, counters %lld/%lld/%lld: %s", gap0,
+			 str0, emu0, rearm0, strerror(errno));
+	for (int i = 0; ok && i < 32; i++)
+		ring64(q.reg, dbq_prepare(&q, (unsigned int)i, (uint8_t)(0x80 + i)));
+	ok = ok && dbq_reap(&q, 32, why, sizeof(why));
+	for (int i = 0; ok && i < 32; i++)
+		if (!dbq_landed(&q, (unsigned int)i, (uint8_t)(0x80 + i))) {
+			ok = false;
+			snprintf(why, sizeof(why), "WRITE %d did not land", i);
+		}
+	if (ok) {
+		str1 = vt_counter(dbg, "dp", "uar_streams");
+		emu1 = vt_counter(dbg, "dp", "uar_stores_emulated");
+		rearm1 = counter_above("uar_rearms_by_thread", rearm0);
+		ok = str1 > str0 && emu1 >= emu0 + 8 && rearm1 > rearm0;
+		if (!ok)
+			snprintf(why, sizeof(why), "streams %lld -> %lld, emulated %lld -> %lld, re-armed by the thread %lld -> %lld",
+				 str0, str1, emu0, emu1, rearm0, rearm1);
+	}
+	/* re-armed: the next store traps and is emulated again */
+	ok = ok && dbq_one(&q, 0x7e, why, sizeof(why));
+	if (ok) {
+		emu2 = vt_counter(dbg, "dp", "uar_stores_emulated");
+		ok = emu2 > emu1;
+		if (!ok)
+			snprintf(why, sizeof(why), "the store after the pause was not emulated (%lld)", emu2);
+	}
+	if (gap0 >= 0 && param_swap(gap_param, gap0) < 0 && ok) {
+		ok = false;
+		snprintf(why, sizeof(why), "restoring %s: %s", gap_param, strerror(errno));
+	}
+	if (ok)
+		vt_result("streaming", true, "32 WRITEs landed; streams %lld -> %lld, emulated +%lld, re-armed after the pause, then emulated again",
+			  str0, str1, emu1 - emu0);
+	else
+		vt_result("streaming", false, "%s", why);
+	if (q.ctx)
+		dbq_down(&q);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:g:D:n:i:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:D:P:n:i:")) != -1) {
 		switch (c) {
+		case 'P': gap_param = optarg; break;
 		case 'd': dev_name = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'D': dbg = optarg; break;
@@ -453,7 +539,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!dev_name || n_threads < 1 || n_wqes < 1) {
-		fprintf(stderr, "usage: %s -d DEV -g GIDX -D DEBUGFS_DIR [-n THREADS] [-i WQES]\n",
+		fprintf(stderr, "usage: %s -d DEV -g GIDX -D DEBUGFS_DIR -P GAP_PARAM [-n THREADS] [-i WQES]\n",
 			argv[0]);
 		return 2;
 	}
@@ -465,6 +551,7 @@ int main(int argc, char **argv)
 	case_sse_store(ctx);
 	case_fork(ctx);
 	case_mremap(ctx);
+	case_streaming(ctx);
 	ibv_close_device(ctx);
 	return vt_failures ? 1 : 0;
 }

@@ -49,12 +49,14 @@ perf_result $dev "$gidx" ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
 perf_result $dev "$gidx" ib_send_bw_ud ib_send_bw -c UD
 
 # Doorbells trapped (uar_trap=1, the default): most stores were emulated
-# in the writer's context, and streaming pages were handed to the poller.
+# in the writer's context. Whether a page streams (is handed to the poller)
+# depends on how fast this guest traps, so it is said, not asserted here:
+# uar.sh's streaming case pins that mechanism with the gap widened.
 dpf=$(ls /sys/kernel/debug/softcx/*/dp 2>/dev/null | head -1)
 emulated=$(awk '$1 == "uar_stores_emulated" { print $2 }' "$dpf" 2>/dev/null)
 streams=$(awk '$1 == "uar_streams" { print $2 }' "$dpf" 2>/dev/null)
-if [ "${emulated:-0}" -gt 1000 ] && [ "${streams:-0}" -gt 0 ]; then
-	result trap_counters PASS "stores emulated $emulated, streams polled $streams"
+if [ "${emulated:-0}" -gt 1000 ]; then
+	result trap_counters PASS "stores emulated $emulated, streams polled ${streams:-none} (info)"
 else
 	result trap_counters FAIL "stores emulated ${emulated:-none}, streams ${streams:-none}"
 fi
