@@ -4,20 +4,27 @@
 # artefacts are cached under $(SOFTCX_CACHE), outside the repo.
 
 SOFTCX_CACHE ?= /var/cache/softcx
-KVER ?= 6.1.0-57-amd64
-KDIR_STOCK ?= /usr/src/linux-headers-$(KVER)
+# The kernel the stock guests boot: pinned, as its Debian packages are what
+# the tests extract. `make module` builds for KVER instead.
+GUEST_KVER ?= 6.1.0-57-amd64
+KDIR_STOCK ?= /usr/src/linux-headers-$(GUEST_KVER)
+# `make module`: the running kernel unless KVER= names another.
+KVER ?= $(shell uname -r)
+# Debian's other flavours of the guests' kernel: make check builds for them.
+FLAVOUR_KVERS := $(patsubst %-amd64,%-cloud-amd64,$(GUEST_KVER)) $(patsubst %-amd64,%-rt-amd64,$(GUEST_KVER))
 BUILD ?= $(CURDIR)/build
-export SOFTCX_CACHE KVER
+export SOFTCX_CACHE GUEST_KVER
 
-HOST_PKGS := build-essential g++ cmake libgtest-dev qemu-system-x86 linux-headers-$(KVER) \
+HOST_PKGS := build-essential g++ cmake libgtest-dev qemu-system-x86 linux-headers-$(GUEST_KVER) \
+	$(addprefix linux-headers-,$(FLAVOUR_KVERS)) \
 	linux-source-6.1 busybox-static flex bison libelf-dev libssl-dev bc ccache dwarves kmod \
-	cpio zstd rsync python3 clang libclang-rt-14-dev libibverbs-dev rdma-core
+	cpio zstd rsync python3 clang libclang-rt-14-dev libibverbs-dev rdma-core dkms
 
-KMOD_SRCS := Kbuild scripts/cxx.mk $(shell find kmod core_cpp kunit uapi -type f 2>/dev/null)
+KMOD_SRCS := Kbuild VERSION scripts/cxx.mk $(shell find kmod core_cpp kunit uapi -type f 2>/dev/null)
 
-.PHONY: all deps host-test module module-testk test-kernel check demo bench clean
+.PHONY: all deps host-test module module-stock module-flavours module-testk test-kernel check demo bench clean deb
 
-all: module host-test
+all: module-stock host-test
 
 # Install the host packages this project needs when any is missing.
 deps: $(SOFTCX_CACHE)/.deps-ok
@@ -36,9 +43,24 @@ $(SOFTCX_CACHE)/.deps-ok: Makefile
 # own copy of the tree under build/ so the two builds never mix.
 kmod_build = scripts/build-module.sh $(BUILD)/$(1) $(2) $(3)
 
-module: deps $(BUILD)/kmod-stock/src/softcx.ko
+# For a machine's own kernel (KVER, default the running one): its headers
+# must be installed; the script says which package when they are not.
+module:
+	@scripts/module-for.sh "$(KVER)" $(BUILD)/kmod-$(KVER)
+
+# The module for each of FLAVOUR_KVERS, warnings failing as for the others.
+module-flavours: deps
+	@for k in $(FLAVOUR_KVERS); do scripts/module-for.sh $$k $(BUILD)/kmod-$$k || exit 1; done
+
+# For the guests' pinned kernel (make check, demo, bench, soak).
+module-stock: deps $(BUILD)/kmod-stock/src/softcx.ko
 $(BUILD)/kmod-stock/src/softcx.ko: $(KMOD_SRCS)
 	$(call kmod_build,kmod-stock,$(KDIR_STOCK),)
+
+# softcx-dkms_<version>_all.deb: the sources under /usr/src for DKMS, built
+# for every kernel with headers at install and on each new kernel.
+deb:
+	@scripts/make-deb.sh .
 
 test-kernel: deps
 	@tests/vm/build-test-kernel.sh >$(BUILD)/.testk-dir.tmp || exit 1; mkdir -p $(BUILD); \
@@ -56,7 +78,7 @@ DURATION ?= 3600
 soak: deps
 	@scripts/soak.sh $(DURATION)
 
-demo: module
+demo: module-stock
 	@scripts/demo.sh
 
 clean:
@@ -117,7 +139,7 @@ host-test: deps $(BUILD)/host/softcx_tests
 # memcpy ceiling, idle CPU with 1000 QPs): build/bench/verbs.txt; NOP
 # commands/s and latency: build/bench/nop.txt.
 BENCH_BIN := $(BUILD)/bench-bin
-bench: module $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps
+bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps
 	@bench/run.sh
 $(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
 	@mkdir -p $(dir $@)

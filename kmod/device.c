@@ -146,7 +146,7 @@ struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
  */
 static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
-MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (default) or, if 0, at nice -20");
+MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (1) or at nice -20 (0) (default 1)");
 
 /*
  * The poller must look again soon (new work, a new timer). The flag covers

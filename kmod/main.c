@@ -35,11 +35,11 @@ MODULE_PARM_DESC(cmd_timeout_ms, "per-command timeout in ms (default 60000)");
 
 static bool cmd_polling;
 module_param(cmd_polling, bool, 0444);
-MODULE_PARM_DESC(cmd_polling, "complete commands by polling, never by event");
+MODULE_PARM_DESC(cmd_polling, "complete commands by polling the command queue, never by the command EQ's interrupt (default 0)");
 
 static bool cmd_checksum;
 module_param(cmd_checksum, bool, 0444);
-MODULE_PARM_DESC(cmd_checksum, "sign command entries and mailboxes");
+MODULE_PARM_DESC(cmd_checksum, "sign command entries and mailboxes with the PRM's signature bytes, checked by the hca (default 0)");
 
 static uint dp_active_us = 2000;
 module_param(dp_active_us, uint, 0444);
@@ -57,7 +57,7 @@ MODULE_PARM_DESC(health_poll_ms,
 
 static char *netdev;
 module_param(netdev, charp, 0444);
-MODULE_PARM_DESC(netdev, "create an RDMA device softcx_<netdev> on this netdev at load");
+MODULE_PARM_DESC(netdev, "create an RDMA device softcx_<netdev> on this netdev at load (default none: rdma link add creates them)");
 
 static uint vendor_part_id = 0x1017;
 module_param(vendor_part_id, uint, 0444);
@@ -191,4 +191,5 @@ module_exit(softcx_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("softcx: software RDMA HCA behind the mlx5 interfaces");
 MODULE_AUTHOR("softcx developers");
+MODULE_VERSION(SCX_VERSION);
 MODULE_ALIAS_RDMA_LINK("softcx");

@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out/src"
 rsync -a --delete --exclude '*.o' --exclude '.*.cmd' --exclude '*.ko' --exclude '*.mod' \
 	--exclude '*.mod.c' --exclude 'modules.order' --exclude 'Module.symvers' --exclude '.*.d' \
-	--include 'Kbuild' --include 'scripts/***' --include 'kmod/***' --include 'core_cpp/***' \
+	--include 'Kbuild' --include 'VERSION' --include 'scripts/***' --include 'kmod/***' --include 'core_cpp/***' \
 	--include 'kunit/***' --include 'uapi/***' --exclude '*' "$top/" "$out/src/"
 rc=0
 make -C "$kdir" M="$out/src" -j"$(nproc)" "$@" modules >"$out/build.log" 2>&1 || rc=$?

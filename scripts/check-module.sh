@@ -1,6 +1,7 @@
 #!/bin/bash
-# check-module.sh KO KVER: the module is GPL, carries the kernel's vermagic
-# and leaves no C++ runtime symbol undefined.
+# check-module.sh KO KVER: the module is GPL, carries the kernel's vermagic,
+# leaves no C++ runtime symbol undefined, has a version and documents every
+# parameter with its default.
 set -euo pipefail
 ko=$1 kver=$2
 lic=$(modinfo -F license "$ko")
@@ -13,4 +14,11 @@ if nm "$ko" | grep -qw 'w __cxa_pure_virtual'; then
 	echo "__cxa_pure_virtual is only weakly referenced"
 	exit 1
 fi
-echo "license GPL, vermagic $vm, no undefined C++ runtime symbols"
+# What a user reads with modinfo: a version, and each parameter's meaning
+# with its default.
+ver=$(modinfo -F version "$ko")
+[ -n "$ver" ] || { echo "no version"; exit 1; }
+undoc=$(modinfo -F parm "$ko" | grep -v '(default ' || true)
+[ -z "$undoc" ] || { echo "parameters without a stated default: $undoc"; exit 1; }
+nparm=$(modinfo -F parm "$ko" | wc -l)
+echo "license GPL, version $ver, vermagic $vm, $nparm parameters each with its default, no undefined C++ runtime symbols"

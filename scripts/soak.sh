@@ -20,7 +20,7 @@ mkdir -p "$out"
 failed=0
 t0=$SECONDS
 
-make -s module module-testk verbs-tests >"$out/build.log" 2>&1 || { echo "build failed ($out/build.log)"; exit 1; }
+make -s module-stock module-testk verbs-tests >"$out/build.log" 2>&1 || { echo "build failed ($out/build.log)"; exit 1; }
 overlay() { # overlay DIR KO...
 	local d=$1
 	shift

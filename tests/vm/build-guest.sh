@@ -5,7 +5,7 @@
 # No debootstrap/chroot: plain `dpkg-deb -x` needs no maintainer scripts and
 # gives a bit-reproducible image.
 #
-#   build-guest.sh                  stock kernel linux-image-$KVER
+#   build-guest.sh                  stock kernel linux-image-$GUEST_KVER
 #   KERNEL_DIR=DIR build-guest.sh   DIR holds bzImage (or arch/x86/boot/bzImage)
 #                                   and modroot/ (or ../modroot, as laid out by
 #                                   build-test-kernel.sh)
@@ -67,8 +67,8 @@ if [ -n "$KERNEL_DIR" ]; then
 		find "$modroot/lib/modules/$kver" -name '*.ko*' -printf '%P %s %T@\n' | LC_ALL=C sort; } |
 		sha256sum | cut -c1-16)"
 else
-	PKGS+=("linux-image-$KVER")
-	kver=$KVER
+	PKGS+=("linux-image-$GUEST_KVER")
+	kver=$GUEST_KVER
 fi
 
 # Candidate versions; an empty or stale apt list is refreshed once.
@@ -84,7 +84,7 @@ if [ "$(grep -c . <<<"$vers")" != ${#PKGS[@]} ]; then
 	[ "$(grep -c . <<<"$vers")" = ${#PKGS[@]} ] ||
 		die "packages not available: $(printf '%s\n' "${PKGS[@]}" | grep -vxFf <(cut -d' ' -f1 <<<"$vers") | tr '\n' ' ')"
 fi
-[ -n "$KERNEL_DIR" ] || kinfo="linux-image-$KVER $(awk -v p="linux-image-$KVER" '$1 == p { print $2 }' <<<"$vers")"
+[ -n "$KERNEL_DIR" ] || kinfo="linux-image-$GUEST_KVER $(awk -v p="linux-image-$GUEST_KVER" '$1 == p { print $2 }' <<<"$vers")"
 
 key=$({ cat "$here/build-guest.sh" "$here/guest-init.sh"; echo "$vers"; echo "$kinfo"; echo "$SOURCE_DATE_EPOCH"; } |
 	sha256sum | cut -c1-16)
@@ -111,17 +111,17 @@ fi
 
 # Stock kernel: unpack the deb once (it ships no modules.dep, hence depmod).
 if [ -z "$KERNEL_DIR" ]; then
-	kdeb=$(debfile "linux-image-$KVER" "${kinfo##* }")
-	kroot=$SOFTCX_CACHE/kernel-deb/$KVER
+	kdeb=$(debfile "linux-image-$GUEST_KVER" "${kinfo##* }")
+	kroot=$SOFTCX_CACHE/kernel-deb/$GUEST_KVER
 	if [ "$(cat "$kroot/.done" 2>/dev/null)" != "$kdeb" ]; then
 		log "extracting $(basename "$kdeb")"
 		rm -rf "$kroot"
 		mkdir -p "$kroot"
 		dpkg-deb -x "$kdeb" "$kroot"
-		depmod -b "$kroot" "$KVER"
+		depmod -b "$kroot" "$GUEST_KVER"
 		echo "$kdeb" >"$kroot/.done"
 	fi
-	bz=$kroot/boot/vmlinuz-$KVER
+	bz=$kroot/boot/vmlinuz-$GUEST_KVER
 	modroot=$kroot
 fi
 [ -f "$modroot/lib/modules/$kver/modules.dep" ] || depmod -b "$modroot" "$kver"
@@ -134,7 +134,7 @@ mkdir -p "$root"
 
 : >"$work/manifest.txt"
 while read -r p v; do
-	[ "$p" = "linux-image-$KVER" ] && [ -z "$KERNEL_DIR" ] && continue
+	[ "$p" = "linux-image-$GUEST_KVER" ] && [ -z "$KERNEL_DIR" ] && continue
 	f=$(debfile "$p" "$v")
 	dpkg-deb -x "$f" "$root"
 	echo "$p $v $(basename "$f")" >>"$work/manifest.txt"

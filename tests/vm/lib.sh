@@ -2,10 +2,10 @@
 # Everything slow to rebuild lives under $SOFTCX_CACHE, outside the repo, at
 # fixed paths so that ccache hits across runs.
 : "${SOFTCX_CACHE:=/var/cache/softcx}"
-: "${KVER:=6.1.0-57-amd64}"
+: "${GUEST_KVER:=6.1.0-57-amd64}"
 KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
 KSRC="$SOFTCX_CACHE/src/linux-source-6.1"
-export SOFTCX_CACHE KVER
+export SOFTCX_CACHE GUEST_KVER
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
