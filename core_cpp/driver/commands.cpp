@@ -7,6 +7,7 @@
 #include "prm/hca_cap.h"
 #include "prm/mkey.h"
 #include "prm/pd.h"
+#include "prm/q_counter.h"
 #include "prm/uar.h"
 #include "prm/vport.h"
 
@@ -162,6 +163,34 @@ status dealloc_pd(cmd_if &c, u32 pd, u16 uid)
 	prm::set(in, prm::dealloc_pd_in::uid, uid);
 	prm::set(in, prm::dealloc_pd_in::pd, pd);
 	return c.exec(in, sizeof(in), out, sizeof(out));
+}
+
+result<u32> alloc_q_counter(cmd_if &c, u16 uid)
+{
+	u8 in[prm::alloc_q_counter_in::size_bytes] = {};
+	u8 out[prm::alloc_q_counter_out::size_bytes] = {};
+	prm::set(in, prm::alloc_q_counter_in::opcode, prm::op::alloc_q_counter);
+	prm::set(in, prm::alloc_q_counter_in::uid, uid);
+	SCX_TRY(c.exec(in, sizeof(in), out, sizeof(out)));
+	return u32(prm::get(out, prm::alloc_q_counter_out::counter_set_id));
+}
+
+status dealloc_q_counter(cmd_if &c, u32 set)
+{
+	u8 in[prm::dealloc_q_counter_in::size_bytes] = {};
+	u8 out[prm::dealloc_q_counter_out::size_bytes] = {};
+	prm::set(in, prm::dealloc_q_counter_in::opcode, prm::op::dealloc_q_counter);
+	prm::set(in, prm::dealloc_q_counter_in::counter_set_id, set);
+	return c.exec(in, sizeof(in), out, sizeof(out));
+}
+
+status query_q_counter(cmd_if &c, u32 set, bool clear, u8 *out)
+{
+	u8 in[prm::query_q_counter_in::size_bytes] = {};
+	prm::set(in, prm::query_q_counter_in::opcode, prm::op::query_q_counter);
+	prm::set(in, prm::query_q_counter_in::clear, clear);
+	prm::set(in, prm::query_q_counter_in::counter_set_id, set);
+	return c.exec(in, sizeof(in), out, prm::query_q_counter_out::size_bytes);
 }
 
 result<u32> create_mkey(cmd_if &c, void *in, u32 inlen)

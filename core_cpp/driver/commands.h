@@ -26,6 +26,11 @@ result<u32> alloc_uar(cmd_if &c, u16 uid = 0);
 status dealloc_uar(cmd_if &c, u32 uar, u16 uid = 0);
 result<u32> alloc_pd(cmd_if &c, u16 uid = 0);
 status dealloc_pd(cmd_if &c, u32 pd, u16 uid = 0);
+result<u32> alloc_q_counter(cmd_if &c, u16 uid = 0);
+status dealloc_q_counter(cmd_if &c, u32 set);
+// QUERY_Q_COUNTER into out (query_q_counter_out::size_bytes); clear:
+// the set restarts from zero after this read.
+status query_q_counter(cmd_if &c, u32 set, bool clear, u8 *out);
 
 // CREATE_MKEY with a caller-built input (mkc and translations); sets the
 // opcode and returns the key: mkey_index << 8 | mkc.mkey_7_0.

@@ -238,6 +238,8 @@ status rtr2rts_qp(cmd_if &c, u32 qpn, u8 st, const qp_rts_attr &a, u16 uid)
 		prm::set(qpc, q::min_rnr_nak, a.min_rnr_timer);
 	if (a.opt_param_mask & prm::qp_optpar::q_key)
 		prm::set(qpc, q::q_key, a.q_key);
+	if (a.opt_param_mask & prm::qp_optpar::counter_set_id)
+		prm::set(qpc, q::counter_set_id, a.counter_set_id);
 	return run_modify(c, prm::op::rtr2rts_qp, qpn, a.opt_param_mask, qpc, uid);
 }
 

@@ -124,6 +124,7 @@ struct qp_rts_attr {
 	qp_access_bits access;     // with rre/rwe/rae bits
 	u8 min_rnr_timer = 0;      // with rnr_timeout
 	u32 q_key = 0;             // UD, with q_key
+	u8 counter_set_id = 0;     // with counter_set_id
 };
 status rtr2rts_qp(cmd_if &c, u32 qpn, u8 st, const qp_rts_attr &a, u16 uid = 0);
 

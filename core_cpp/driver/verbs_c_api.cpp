@@ -3,6 +3,7 @@
 #include "driver/c_drv.h"
 #include "driver/commands.h"
 #include "driver/verbs.h"
+#include "prm/q_counter.h"
 
 using namespace scx;
 
@@ -32,6 +33,54 @@ int scx_verbs_alloc_pd(struct scx_drv *drv, uint32_t *pdn)
 	if (!pd)
 		return pd.error().to_errno();
 	*pdn = *pd;
+	return 0;
+}
+
+namespace {
+// The names, in query_q_counter_out's order.
+constexpr const char *q_counter_names[] = {
+#define SCX_QC_NAME(name) #name,
+	SCX_Q_COUNTER_FIELDS(SCX_QC_NAME)
+#undef SCX_QC_NAME
+};
+constexpr unsigned int q_counters = sizeof(q_counter_names) / sizeof(q_counter_names[0]);
+} // namespace
+
+unsigned int scx_verbs_q_counter_count(void)
+{
+	return q_counters;
+}
+
+const char *scx_verbs_q_counter_name(unsigned int i)
+{
+	return i < q_counters ? q_counter_names[i] : nullptr;
+}
+
+int scx_verbs_alloc_q_counter(struct scx_drv *drv, uint32_t *set)
+{
+	result<u32> id = driver::cmd::alloc_q_counter(drv->dev.cmd());
+	if (!id)
+		return id.error().to_errno();
+	*set = *id;
+	return 0;
+}
+
+int scx_verbs_dealloc_q_counter(struct scx_drv *drv, uint32_t set)
+{
+	return driver::cmd::dealloc_q_counter(drv->dev.cmd(), set).to_errno();
+}
+
+int scx_verbs_query_q_counter(struct scx_drv *drv, uint32_t set, bool clear, uint32_t *values)
+{
+	namespace o = prm::query_q_counter_out;
+	u8 out[o::size_bytes] = {};
+	status s = driver::cmd::query_q_counter(drv->dev.cmd(), set, clear, out);
+	if (!s)
+		return s.to_errno();
+	unsigned int i = 0;
+#define SCX_QC_GET(name) values[i++] = u32(prm::get(out, o::name));
+	SCX_Q_COUNTER_FIELDS(SCX_QC_GET)
+#undef SCX_QC_GET
 	return 0;
 }
 

@@ -49,6 +49,7 @@ status to_init(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	ia.port = a.port ? a.port : 1;
 	ia.access = access_bits(a.access);
 	ia.q_key = a.qkey;
+	ia.counter_set_id = a.counter_set_id;
 	return qc::rst2init_qp(dev.cmd(), qpn, qpc_st(a.type), ia);
 }
 
@@ -100,6 +101,10 @@ status to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 		r.opt_param_mask |= prm::qp_optpar::q_key;
 		r.q_key = a.qkey;
 	}
+	if (a.mask & SCX_QP_COUNTER) {
+		r.opt_param_mask |= prm::qp_optpar::counter_set_id;
+		r.counter_set_id = a.counter_set_id;
+	}
 	return qc::rtr2rts_qp(dev.cmd(), qpn, qpc_st(a.type), r);
 }
 
@@ -126,6 +131,10 @@ status modify_in_place(driver::device &dev, u16 opcode, u32 qpn, const scx_qp_at
 	if (a.mask & SCX_QP_MIN_RNR_TIMER) {
 		prm::set(qpc, q::min_rnr_nak, a.min_rnr_timer);
 		opt |= prm::qp_optpar::rnr_timeout;
+	}
+	if (a.mask & SCX_QP_COUNTER) {
+		prm::set(qpc, q::counter_set_id, a.counter_set_id);
+		opt |= prm::qp_optpar::counter_set_id;
 	}
 	return qc::modify_qp(dev.cmd(), opcode, qpn, opt, qpc);
 }

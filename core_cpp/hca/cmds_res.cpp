@@ -69,6 +69,7 @@ void device::alloc_q_counter(cmd_ctx &c)
 	auto id = q_counters_.alloc();
 	if (!id)
 		return (void)c.fail(st::no_res_err, synd::q_counter_exhausted);
+	counters_.reset(*id);
 	prm::set(c.out, prm::alloc_q_counter_out::counter_set_id, *id);
 }
 
@@ -92,7 +93,7 @@ void device::query_q_counter(cmd_ctx &c)
 	u32 id = prm::get(c.in, prm::query_q_counter_in::counter_set_id);
 	if (id && !q_counters_.valid(id))
 		return (void)c.fail(st::bad_res_err, synd::q_counter_invalid);
-	// Nothing is counted until the data path exists: all counters read 0.
+	counters_.query(id, c.out, prm::get(c.in, prm::query_q_counter_in::clear));
 }
 
 } // namespace scx::hca

@@ -133,6 +133,7 @@ private:
 	id_pool uars_;
 	id_pool pds_;
 	id_pool q_counters_;
+	q_counter_sets counters_;   // what each set counted
 	caps caps_;
 	fault_hooks faults_;
 	eq_engine eqs_;

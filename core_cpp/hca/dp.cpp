@@ -465,6 +465,8 @@ void data_path::err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 cou
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
 	prm::set(e, prm::cqe64::opcode, opcode);
 	post(cqn, e, false, true);
+	if (d_.counters)
+		count_error_cqe(*d_.counters, rt.counter_set_id, opcode == prm::cqe_opcode::req_err, syndrome);
 }
 
 } // namespace scx::hca

@@ -30,6 +30,7 @@
 #include "hca/eq.h"
 #include "hca/fabric.h"
 #include "hca/mkey.h"
+#include "hca/q_counters.h"
 #include "hca/qp.h"
 #include "hca/srq.h"
 #include "hca/uar_window.h"
@@ -48,6 +49,7 @@ struct dp_deps {
 	uar_window *uars;
 	eq_engine *eqs;
 	const vport *port;   // its RoCE address table: source GIDs
+	q_counter_sets *counters; // Q counter sets the QPs count into
 };
 
 struct dp_stats {
@@ -188,6 +190,12 @@ private:
 	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
 	void write_grh(const request &rq, u8 *grh);
 	void wake_poller();
+	// One event into the Q counter set of rt (this device's sets).
+	void count(const qp_runtime &rt, qc c)
+	{
+		if (d_.counters)
+			d_.counters->add(rt.counter_set_id, c);
+	}
 
 	dp_deps d_{};
 	mem_resolver mem_;

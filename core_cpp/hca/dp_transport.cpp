@@ -76,6 +76,9 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 	// sending again. A timeout of 0 waits forever.
 	if (rt.st == qst::rc && rt.waiting == 2 && !rt.retry_left && rt.path.ack_timeout)
 		return fail(sy::transport_retry_exc_err);
+	// Its timer expired with retries left: a local ACK timeout.
+	if (rt.st == qst::rc && rt.waiting == 2)
+		count(rt, qc::local_ack_timeout_err);
 	bool rc = rt.st == qst::rc, uc = rt.st == qst::uc, ud = rt.st == qst::ud;
 	switch (opc) {
 	case op::nop:
@@ -213,6 +216,8 @@ data_path::outcome data_path::finish_rc(qp_runtime &rt, answer a, u64 now, u8 mi
 			rt.rnr_left = rt.rnr_retry;
 		if (!rt.rnr_left)
 			return outcome{verdict::error, sy::rnr_retry_exc_err, 0};
+		// An RNR NAK the QP may still retry after.
+		count(rt, qc::rnr_nak_retry_err);
 		if (rt.rnr_left != 7)
 			rt.rnr_left--;
 		rt.waiting = 1;
@@ -337,6 +342,7 @@ data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
 	// CQE tells its owner, so an affiliated event does (IB's Local Access
 	// Violation / Invalid Request Local Work Queue errors).
 	auto nak = [&](answer a) {
+		count(*dst, a == answer::access ? qc::resp_remote_access_errors : qc::resp_remote_invalid_request);
 		if (rc) {
 			enter_err(*dst);
 			qp_event(*dst, a == answer::access ? prm::event_type::wq_access_error :
@@ -353,8 +359,11 @@ data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
 	case op::rdma_write_imm: {
 		u16 counter;
 		mem_fault f;
-		if (rq.op == op::rdma_write_imm && !take_recv(*dst, remote_, &counter, &f, false))
+		count(*dst, qc::rx_write_requests);
+		if (rq.op == op::rdma_write_imm && !take_recv(*dst, remote_, &counter, &f, false)) {
+			count(*dst, qc::out_of_buffer);
 			return answer::rnr;
+		}
 		remote_.n = 0;
 		remote_.total = 0;
 		if (!(dst->access & qp_access::remote_write) ||
@@ -386,6 +395,7 @@ data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
 		return answer::ack;
 	}
 	case op::rdma_read: {
+		count(*dst, qc::rx_read_requests);
 		remote_.n = 0;
 		remote_.total = 0;
 		if (!(dst->access & qp_access::remote_read) ||
@@ -398,6 +408,7 @@ data_path::answer data_path::respond(const request &rq, u8 *min_rnr)
 	}
 	case op::atomic_cs:
 	case op::atomic_fa: {
+		count(*dst, qc::rx_atomic_requests);
 		if (rq.raddr & 7)
 			return nak(answer::inv_req);
 		remote_.n = 0;
@@ -434,8 +445,10 @@ data_path::answer data_path::respond_recv(qp_runtime &dst, const request &rq)
 	u16 counter = 0;
 	mem_fault f = mem_fault::none;
 	if (!take_recv(dst, remote_, &counter, &f, true)) {
-		if (f == mem_fault::none)
+		if (f == mem_fault::none) {
+			count(dst, qc::out_of_buffer);
 			return answer::rnr;
+		}
 		resp_error(dst, sy::local_prot_err, counter);
 		return answer::op_err;
 	}

@@ -39,9 +39,14 @@ constexpr transition transitions[] = {
 	  opt::pkey_index | opt::q_key | opt::pri_port}},
 	{prm::op::init2rtr_qp, qs::init, qs::rtr, true,
 	 {init2rtr_rc, opt::rwe | opt::pkey_index | opt::lag_tx_aff, opt::pkey_index | opt::q_key}},
-	{prm::op::rtr2rts_qp, qs::rtr, qs::rts, true, {rtr2rts_rc, opt::rwe | opt::pm_state, opt::q_key}},
+	// A QP moves to another counter set on its way to RTS or in it (as
+	// mlx5_ib binds a QP to a counter).
+	{prm::op::rtr2rts_qp, qs::rtr, qs::rts, true,
+	 {rtr2rts_rc | opt::counter_set_id, opt::rwe | opt::pm_state | opt::counter_set_id,
+	  opt::q_key | opt::counter_set_id}},
 	{prm::op::rts2rts_qp, qs::rts, qs::rts, true,
-	 {rtr2rts_rc, opt::rwe | opt::pm_state, opt::q_key | opt::srqn | opt::cqn_rcv}},
+	 {rtr2rts_rc | opt::counter_set_id, opt::rwe | opt::pm_state | opt::counter_set_id,
+	  opt::q_key | opt::srqn | opt::cqn_rcv | opt::counter_set_id}},
 	{prm::op::sqerr2rts_qp, qs::sqer, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key}},
 	{prm::op::sqd_rts_qp, qs::sqd, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key}},
 	{prm::op::qp_2err, any_state, qs::err, false, {0, 0, 0}},
@@ -166,6 +171,8 @@ void merge(u8 *img, const u8 *qpc, const transition &t, u8 st, u32 mask)
 		take(img, qpc, q::cqn_rcv);
 	if (mask & opt::srqn)
 		take(img, qpc, q::srqn_rmpn_xrqn);
+	if (mask & opt::counter_set_id)
+		take(img, qpc, q::counter_set_id);
 }
 
 // 2RST: the transport attributes go back to nothing; what CREATE_QP set stays.
@@ -498,7 +505,7 @@ void qp_table::modify(cmd_ctx &c)
 	}
 	if ((init_attrs || (mask & opt::pkey_index)) && prm::get(path, a::pkey_index) >= pkeys)
 		return (void)c.fail(st::bad_param_err, synd::qp_bad_pkey);
-	if (init_attrs) {
+	if (init_attrs || (mask & opt::counter_set_id)) {
 		u32 counter = prm::get(qpc, q::counter_set_id);
 		if (counter && !d_.q_counters->valid(counter))
 			return (void)c.fail(st::bad_res_err, synd::qp_bad_counter);

@@ -73,3 +73,19 @@ constexpr field<0x5e0, 32> resp_cqe_flush_error{};
 constexpr field<0x600, 32> req_cqe_flush_error{};
 constexpr u32 size_bytes = 0x100;
 } // namespace scx::prm::query_q_counter_out
+
+// Every counter of query_q_counter_out, in the order of its layout: the
+// hca's sets and the driver's reader are both generated from this list,
+// so the two cannot disagree on a name or its place.
+#define SCX_Q_COUNTER_FIELDS(X)                                                     \
+	X(rx_write_requests) X(rx_read_requests) X(rx_atomic_requests)              \
+	X(out_of_buffer) X(out_of_sequence) X(duplicate_request)                    \
+	X(rnr_nak_retry_err) X(packet_seq_err) X(implied_nak_seq_err)               \
+	X(local_ack_timeout_err) X(resp_local_length_error)                         \
+	X(req_local_length_error) X(resp_local_qp_error) X(local_operation_error)   \
+	X(resp_local_protection) X(req_local_protection) X(resp_cqe_error)          \
+	X(req_cqe_error) X(req_mw_binding) X(req_bad_response)                      \
+	X(req_remote_invalid_request) X(resp_remote_invalid_request)                \
+	X(req_remote_access_errors) X(resp_remote_access_errors)                    \
+	X(req_remote_operation_errors) X(req_transport_retries_exceeded)            \
+	X(cq_overflow) X(resp_cqe_flush_error) X(req_cqe_flush_error)

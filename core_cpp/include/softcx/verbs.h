@@ -60,6 +60,19 @@ int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn);
 int scx_verbs_alloc_uar(struct scx_drv *drv, uint32_t *index);
 int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index);
 
+/*
+ * Q counter sets (ALLOC/DEALLOC/QUERY_Q_COUNTER): set 0 is the function's
+ * own, the others are allocated. A QP counts into the set it was given
+ * (scx_qp_attr.counter_set_id). The counters are those of the PRM's
+ * query_q_counter_out, in its order, named as mlx5 names them.
+ */
+unsigned int scx_verbs_q_counter_count(void);
+const char *scx_verbs_q_counter_name(unsigned int i);
+int scx_verbs_alloc_q_counter(struct scx_drv *drv, uint32_t *set);
+int scx_verbs_dealloc_q_counter(struct scx_drv *drv, uint32_t set);
+/* values[scx_verbs_q_counter_count()]; clear: the set restarts from zero. */
+int scx_verbs_query_q_counter(struct scx_drv *drv, uint32_t set, bool clear, uint32_t *values);
+
 /* Memory keys over user pages (CREATE_MKEY, MTT access mode). */
 enum {
 	SCX_ACCESS_LOCAL_WRITE = 1 << 0,
@@ -140,6 +153,12 @@ enum {
 	SCX_QP_SQ_PSN = 1 << 16,
 	SCX_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
 	SCX_QP_DEST_QPN = 1 << 20,
+	/*
+	 * Not an IB attribute: the Q counter set the QP counts into. RST->INIT
+	 * always takes counter_set_id (0: the function's own set); RTR->RTS and
+	 * RTS->RTS take it with this bit (binding a QP to a counter).
+	 */
+	SCX_QP_COUNTER = 1 << 30,
 };
 
 struct scx_qp_create_params {
@@ -185,6 +204,7 @@ struct scx_qp_attr {
 	uint8_t sgid_index, hop_limit, tclass, sl;
 	uint32_t flow_label;
 	uint16_t udp_sport;
+	uint8_t counter_set_id;  /* see SCX_QP_COUNTER */
 };
 int scx_verbs_modify_qp(struct scx_drv *drv, uint32_t qpn, const struct scx_qp_attr *a);
 /* QUERY_QP: fills state, qkey, psns, dest_qpn, path_mtu, access, timers. */
