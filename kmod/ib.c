@@ -252,9 +252,15 @@ static const struct ib_device_ops scx_ib_ops = {
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
 	.add_gid = scx_add_gid,
+	.alloc_hw_port_stats = scx_alloc_hw_port_stats,
 	.alloc_mw = scx_alloc_mw,
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
+	.counter_alloc_stats = scx_counter_alloc_stats,
+	.counter_bind_qp = scx_counter_bind_qp,
+	.counter_dealloc = scx_counter_dealloc,
+	.counter_unbind_qp = scx_counter_unbind_qp,
+	.counter_update_stats = scx_counter_update_stats,
 	.create_ah = scx_create_ah,
 	.create_cq = scx_create_cq,
 	.create_qp = scx_create_qp,
@@ -271,6 +277,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.destroy_qp = scx_destroy_qp,
 	.destroy_srq = scx_destroy_srq,
 	.disassociate_ucontext = scx_disassociate_ucontext,
+	.get_hw_stats = scx_get_hw_stats,
 	.get_link_layer = scx_get_link_layer,
 	.get_port_immutable = scx_get_port_immutable,
 	.mmap = scx_mmap,
@@ -501,6 +508,10 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 	err = scx_verbs_query_device(sdev->kdev->drv, &a);
 	if (err)
 		goto err_kdev;
+	/* Freed with the function (its sets go with the hca), never alone. */
+	err = scx_counters_add(sdev);
+	if (err)
+		goto err_kdev;
 
 	sdev->ib.node_type = RDMA_NODE_IB_CA;
 	sdev->ib.phys_port_cnt = 1;
@@ -578,6 +589,9 @@ int scx_ib_init(const struct scx_ib_settings *s)
 	int err;
 
 	scx_settings = *s;
+	err = scx_counters_init();
+	if (err)
+		return err;
 	scx_recovery_wq = alloc_ordered_workqueue("softcx-recovery", 0);
 	if (!scx_recovery_wq)
 		return -ENOMEM;

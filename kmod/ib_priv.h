@@ -26,6 +26,7 @@ struct scx_ibdev {
 	bool link_up;
 	struct xarray qps;	/* qpn -> scx_qp, for async events (irq-safe lock) */
 	struct xarray srqs;	/* srqn -> scx_srq, the same for SRQs */
+	u32 port_counter_set;	/* the port's Q counter set (ib_counters.c) */
 	/* UAR doorbell traps waiting to be re-armed (ib_uar.c) */
 	spinlock_t rearm_lock;
 	struct list_head rearm_list;
@@ -173,5 +174,17 @@ int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
 		   struct ib_udata *udata);
 int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
+
+/* ib_counters.c */
+int scx_counters_init(void);
+int scx_counters_add(struct scx_ibdev *sdev);
+struct rdma_hw_stats *scx_alloc_hw_port_stats(struct ib_device *ib, u32 port);
+int scx_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port, int index);
+struct rdma_hw_stats *scx_counter_alloc_stats(struct rdma_counter *counter);
+int scx_counter_update_stats(struct rdma_counter *counter);
+int scx_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *qp);
+int scx_counter_unbind_qp(struct ib_qp *qp);
+int scx_counter_dealloc(struct rdma_counter *counter);
 
 #endif

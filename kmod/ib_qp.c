@@ -235,12 +235,46 @@ int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	m.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	m.port = 1;
 	m.pkey_index = attr->pkey_index;
+	/* The Q counter set: at INIT, and again on the way to RTS for a QP
+	 * bound to a counter while it was not in RTS (scx_qp_set_counter).
+	 */
+	m.counter_set_id = ibqp->counter ? ibqp->counter->id : to_sdev(ibqp->device)->port_counter_set;
+	if (cur == IB_QPS_RTR && new == IB_QPS_RTS)
+		m.mask |= SCX_QP_COUNTER;
 	if (mask & IB_QP_AV)
 		scx_fill_path(ibqp, attr, &m);
 	err = scx_verbs_modify_qp(to_drv(ibqp->device), ibqp->qp_num, &m);
 	if (!err)
 		qp->state = new;
 out:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+/*
+ * Count the QP into counter's Q counter set (NULL: the port's own), as
+ * rdma_counter binding asks: at once when it is in RTS (RTS->RTS), else
+ * from RESET->INIT or RTR->RTS on. The core reads qp->counter back.
+ */
+int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter)
+{
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+	struct scx_qp_attr m = {};
+	int err = 0;
+
+	mutex_lock(&qp->lock);
+	if (qp->state == IB_QPS_RTS) {
+		m.type = ibqp->qp_type == IB_QPT_RC ? SCX_QPT_RC :
+			 ibqp->qp_type == IB_QPT_UC ? SCX_QPT_UC : SCX_QPT_UD;
+		m.cur_state = IB_QPS_RTS;
+		m.new_state = IB_QPS_RTS;
+		m.mask = SCX_QP_STATE | SCX_QP_COUNTER;
+		m.port = 1;
+		m.counter_set_id = counter ? counter->id : to_sdev(ibqp->device)->port_counter_set;
+		err = scx_verbs_modify_qp(to_drv(ibqp->device), ibqp->qp_num, &m);
+	}
+	if (!err)
+		ibqp->counter = counter;
 	mutex_unlock(&qp->lock);
 	return err;
 }

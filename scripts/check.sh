@@ -147,7 +147,7 @@ if stage module_stock make module-stock; then
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" \
-		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,two-ports,wqe-fuzz,iommu,events,uar,robust,pyverbs
+		-- suite=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
 fi
 
 echo "---- test kernel (KUnit, KASAN, lockdep, kmemleak)"
@@ -170,7 +170,7 @@ if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk
 	# One boot: the KASAN kernel takes a minute to boot under TCG. Its
 	# perftest sweeps over every size (datapath-sweeps, ~5 min) are make soak's.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,events,uar,robust,pyverbs vo_iter=100 wf_iter=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs vo_iter=100 wf_iter=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do

@@ -117,6 +117,8 @@ perftest_pair() {
 		perftest_noise /tmp/perf-last.log || break
 		echo "+ perftest could not calibrate its clock (TCG noise): again" >&2
 	done
+	# Each attempt ran all its traffic (the calibration is in the report).
+	PERF_ATTEMPTS=$attempt
 	[ $attempt = 1 ] || why+=("$((attempt - 1))x perftest clock calibration")
 	[ $CONNECT_TRIES = 0 ] || why+=("${CONNECT_TRIES}x client connect: server not listening yet")
 	[ ${#why[@]} = 0 ] || RETRY_NOTE="RETRIED=$((attempt - 1 + CONNECT_TRIES))(${why[*]})"

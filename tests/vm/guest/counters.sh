@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest: the counters users read, backed by the hca's Q counter sets
+# (kmod/ib_counters.c): the port's hw_counters in sysfs and `rdma statistic
+# show link` move by exactly what known traffic adds (perftest's WRITE,
+# READ and atomic iterations count at the responder), also with QPs bound
+# to counters of their own (auto mode), whose counters count their own QP's
+# traffic only.
+set -uo pipefail
+# shellcheck source=common.sh
+. "${BASH_SOURCE%/*}/common.sh"
+
+dev=softcx_0
+hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+kmemleak_begin
+softcx_up counters
+
+hwc() { cat "$hw/$1" 2>/dev/null || echo -1; }
+# The value after NAME in `rdma statistic show link` (one line, name value ...).
+linkc() {
+	rdma statistic show link $dev/1 2>/dev/null | tr -s ' \n' '\n' |
+		awk -v n="$1" 'f { print; exit } $0 == n { f = 1 }'
+}
+
+names=$(ls "$hw" 2>/dev/null | grep -vcx lifespan)
+if [ "$names" = 29 ] && [ -e "$hw/rx_write_requests" ] && [ -e "$hw/local_ack_timeout_err" ] &&
+	[ -n "$(linkc rnr_nak_retry_err)" ]; then
+	result counters_names PASS "$names counters in hw_counters and rdma statistic"
+else
+	result counters_names FAIL "$names counters in $hw; rdma statistic: $(rdma statistic show link $dev/1 2>&1 | head -c 200)"
+fi
+
+# moved NAME COUNTER N TOOL [args]: a perftest pair with -n N; the port's
+# COUNTER must rise by N in hw_counters and in rdma statistic, for each
+# time perftest ran it (a run retried for its clock calibration ran all its
+# traffic before it failed; the RESULT line says it was retried).
+moved() {
+	local name=$1 c=$2 n=$3 h0 l0 h1 l1 want
+	shift 3
+	h0=$(hwc "$c") l0=$(linkc "$c")
+	if ! perftest_pair $dev "$GIDX" "$@" -n "$n"; then
+		result "$name" FAIL "perftest: ${PERF_ROW:-no results row}"
+		return
+	fi
+	want=$((n * PERF_ATTEMPTS))
+	h1=$(hwc "$c") l1=$(linkc "$c")
+	if [ $((h1 - h0)) = "$want" ] && [ $((l1 - l0)) = "$want" ]; then
+		result "$name" PASS "$c +$want (hw_counters $h0 -> $h1, rdma statistic $l0 -> $l1)"
+	else
+		result "$name" FAIL "$c: hw_counters $h0 -> $h1, rdma statistic $l0 -> $l1, want +$want"
+	fi
+}
+moved counters_write rx_write_requests 1000 ib_write_bw -s 64
+moved counters_read rx_read_requests 500 ib_read_bw -s 64
+moved counters_atomic rx_atomic_requests 300 ib_atomic_bw
+
+# Auto mode by type and process: each perftest QP is bound to a counter of
+# its own (by type alone, the server's and the client's RC QPs would share one).
+# The link total (hw_counters and rdma statistic both add the counters to
+# the port's set, and keep a freed counter's counts) still rises by exactly
+# the traffic; while it runs, the responder's counter has the WRITEs and the
+# requester's none.
+bound() {
+	local h0 l0 h1 l1 spid cpid snap with=0 without=0 other=0 v
+	h0=$(hwc rx_write_requests) l0=$(linkc rx_write_requests)
+	if ! perftest_pair $dev "$GIDX" ib_write_bw -s 64 -n 700; then
+		result counters_bound FAIL "perftest: ${PERF_ROW:-no results row}"
+		return
+	fi
+	h1=$(hwc rx_write_requests) l1=$(linkc rx_write_requests)
+	if [ $((h1 - h0)) != $((700 * PERF_ATTEMPTS)) ] || [ $((l1 - l0)) != $((700 * PERF_ATTEMPTS)) ]; then
+		result counters_bound FAIL "bound QPs: hw_counters $h0 -> $h1, rdma statistic $l0 -> $l1, want +$((700 * PERF_ATTEMPTS))"
+		return
+	fi
+	timeout 60 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 6 >/tmp/cnt-srv.log 2>&1 &
+	spid=$!
+	sleep 1
+	timeout 60 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 6 "$PEER_IP" >/tmp/cnt-cli.log 2>&1 &
+	cpid=$!
+	sleep 4
+	snap=$(rdma statistic qp show link $dev/1 2>&1)
+	wait $cpid $spid
+	echo "$snap" >&2
+	# One line per counter: cntn N ... rx_write_requests V ..., then its LQPN.
+	while read -r v; do
+		case $v in
+		0) without=$((without + 1)) ;;
+		[1-9]*) with=$((with + 1)) ;;
+		*) other=$((other + 1)) ;;
+		esac
+	done < <(tr -s ' \n' '\n' <<<"$snap" | awk 'p { print; p = 0 } $0 == "rx_write_requests" { p = 1 }')
+	if [ $with = 1 ] && [ $without = 1 ] && [ $other = 0 ] && [ "$(grep -c 'LQPN: <[0-9]*>' <<<"$snap")" = 2 ]; then
+		result counters_bound PASS "+$((700 * PERF_ATTEMPTS)) in hw_counters ($h0 -> $h1) and rdma statistic ($l0 -> $l1); while running, one QP's counter had WRITEs, the other none"
+	else
+		result counters_bound FAIL "while running: $with counters with WRITEs, $without without, $other unreadable: $(tr -s ' \n' ' ' <<<"$snap" | head -c 300)"
+	fi
+}
+if run_t 30 rdma statistic qp set link $dev/1 auto type,pid on; then
+	bound
+	run_t 30 rdma statistic qp set link $dev/1 auto off || result counters_auto_off FAIL "$RUN_OUT"
+else
+	result counters_bound FAIL "auto mode refused: $RUN_OUT"
+fi
+softcx_down counters
+kmemleak_check softcx
+finish
