@@ -60,8 +60,21 @@ moved counters_atomic rx_atomic_requests 300 ib_atomic_bw
 # the port's set, and keep a freed counter's counts) still rises by exactly
 # the traffic; while it runs, the responder's counter has the WRITEs and the
 # requester's none.
+# split_counts SNAPSHOT: how many counters of `rdma statistic qp show` have
+# rx_write_requests above 0 ($with), at 0 ($without), unreadable ($other).
+split_counts() {
+	local v
+	with=0 without=0 other=0
+	while read -r v; do
+		case $v in
+		0) without=$((without + 1)) ;;
+		[1-9]*) with=$((with + 1)) ;;
+		*) other=$((other + 1)) ;;
+		esac
+	done < <(tr -s ' \n' '\n' <<<"$1" | awk 'p { print; p = 0 } $0 == "rx_write_requests" { p = 1 }')
+}
 bound() {
-	local h0 l0 h1 l1 spid cpid snap with=0 without=0 other=0 v
+	local h0 l0 h1 l1 spid cpid snap= with=0 without=0 other=0
 	h0=$(hwc rx_write_requests) l0=$(linkc rx_write_requests)
 	if ! perftest_pair $dev "$GIDX" ib_write_bw -s 64 -n 700; then
 		result counters_bound FAIL "perftest: ${PERF_ROW:-no results row}"
@@ -72,23 +85,21 @@ bound() {
 		result counters_bound FAIL "bound QPs: hw_counters $h0 -> $h1, rdma statistic $l0 -> $l1, want +$((700 * PERF_ATTEMPTS))"
 		return
 	fi
-	timeout 60 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 6 >/tmp/cnt-srv.log 2>&1 &
+	timeout 90 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 8 >/tmp/cnt-srv.log 2>&1 &
 	spid=$!
 	sleep 1
-	timeout 60 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 6 "$PEER_IP" >/tmp/cnt-cli.log 2>&1 &
+	timeout 90 ib_write_bw -d $dev -x "$GIDX" -s 64 -D 8 "$PEER_IP" >/tmp/cnt-cli.log 2>&1 &
 	cpid=$!
-	sleep 4
-	snap=$(rdma statistic qp show link $dev/1 2>&1)
+	# Looked at until the traffic shows (how soon depends on the guest's
+	# speed), while both QPs still exist.
+	while kill -0 $cpid 2>/dev/null; do
+		snap=$(rdma statistic qp show link $dev/1 2>&1)
+		split_counts "$snap"
+		[ $with = 0 ] || break
+		sleep 0.5
+	done
 	wait $cpid $spid
 	echo "$snap" >&2
-	# One line per counter: cntn N ... rx_write_requests V ..., then its LQPN.
-	while read -r v; do
-		case $v in
-		0) without=$((without + 1)) ;;
-		[1-9]*) with=$((with + 1)) ;;
-		*) other=$((other + 1)) ;;
-		esac
-	done < <(tr -s ' \n' '\n' <<<"$snap" | awk 'p { print; p = 0 } $0 == "rx_write_requests" { p = 1 }')
 	if [ $with = 1 ] && [ $without = 1 ] && [ $other = 0 ] && [ "$(grep -c 'LQPN: <[0-9]*>' <<<"$snap")" = 2 ]; then
 		result counters_bound PASS "+$((700 * PERF_ATTEMPTS)) in hw_counters ($h0 -> $h1) and rdma statistic ($l0 -> $l1); while running, one QP's counter had WRITEs, the other none"
 	else
