@@ -102,7 +102,7 @@ u32 data_path::poll()
 	return round(false, nullptr);
 }
 
-u32 data_path::round(bool trapped, bool *timer_set)
+u32 data_path::round(bool trapped, bool *left)
 {
 	if (halted_.load(mo::acquire))
 		return policy_.idle_max_us;
@@ -122,13 +122,17 @@ u32 data_path::round(bool trapped, bool *timer_set)
 		work = flush_due();
 	if (work || now >= next_timer_) {
 		more_ = false;
+		busy_ = false;
 		next_timer_ = ~0ull;
 		pass(now);
 	}
 	more = more_;
 	timer = next_timer_;
-	if (timer_set)
-		*timer_set = timer != ~0ull;
+	if (left)
+		*left = more || timer != ~0ull;
+	if (!busy_)
+		busy_sleep_ = 0;
+	u32 busy = more && busy_ ? busy_backoff() : 0;
 	stats_.polls++;
 	stats_.poll_ns += scx_env_now_ns() - now;
 	// Work found by a trap was the writer's to do: the poller need not
@@ -138,7 +142,7 @@ u32 data_path::round(bool trapped, bool *timer_set)
 		idle_sleep_ = 0;
 	}
 	if (more)
-		return 0;
+		return busy;
 	since_us = (now - last_active_) / 1000;
 	u32 s;
 	if (since_us < policy_.active_us) {
@@ -163,11 +167,22 @@ bool data_path::ring()
 	// A round can leave one more for what it caused (arm words after the
 	// CQEs it wrote, flushes after an error): run those here too, so an
 	// event does not wait for the poller.
-	bool timer_set = false;
-	u32 s = round(true, &timer_set);
+	bool left = false;
+	u32 s = round(true, &left);
 	for (u32 i = 0; !s && i < 4; i++)
-		s = round(true, &timer_set);
-	return s == 0 || timer_set;
+		s = round(true, &left);
+	return left;
+}
+
+// Called under lock_ for a round that left work because a peer port was
+// locked: the delay before the next try, doubling from busy_us while the
+// peer stays locked, reset by a round that was not held up.
+u32 data_path::busy_backoff()
+{
+	busy_sleep_ = busy_sleep_ ? busy_sleep_ * 2 : policy_.busy_us;
+	if (busy_sleep_ > policy_.busy_max_us)
+		busy_sleep_ = policy_.busy_max_us;
+	return busy_sleep_;
 }
 
 void data_path::settle()

@@ -74,6 +74,12 @@ struct dp_policy {
 	u32 active_sleep_us = 2;
 	u32 idle_us = 1000;      // then this, doubling up to idle_max_us
 	u32 idle_max_us = 16000;
+	// A round that found a peer port's lock taken: retry after this,
+	// doubling while it stays taken. Never at once: on PREEMPT_RT the
+	// holder may be a task this poller preempted (a real-time poller that
+	// spins would starve it).
+	u32 busy_us = 2;
+	u32 busy_max_us = 256;
 };
 
 class data_path {
@@ -159,7 +165,9 @@ private:
 
 	// One round; trapped: run for a writer, not the poller. *timer_set
 	// (if given): a timer is pending after it.
-	u32 round(bool trapped, bool *timer_set);
+	// One round; *left (if given): work or timers remain for the poller.
+	u32 round(bool trapped, bool *left);
+	u32 busy_backoff();
 	void pass(u64 now);
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);
@@ -204,6 +212,8 @@ private:
 	atomic<u32> kicked_{0};
 	atomic<u32> halted_{0};
 	dp_stats stats_{};
+	bool busy_ = false;      // this round found a peer port locked
+	u32 busy_sleep_ = 0;     // the retry delay while that goes on
 	u32 slot_ = fabric::none;   // on the fabric
 	void (*wake_)(void *) = nullptr;
 	void *wake_ctx_ = nullptr;

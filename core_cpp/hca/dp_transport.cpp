@@ -191,6 +191,7 @@ data_path::outcome data_path::execute(qp_runtime &rt, const u8 *w, u32 ds, u64 n
 	if (a == answer::busy) {
 		// Nothing happened: the same WQE goes again next round.
 		more_ = true;
+		busy_ = true;
 		return outcome{verdict::wait, 0, 0};
 	}
 	stats_.bytes += rq.len;

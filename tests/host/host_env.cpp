@@ -27,6 +27,7 @@ thread_local int t_locks_held = 0;
 std::mutex g_dma_mu;
 std::map<uintptr_t, size_t> g_dma; // start -> length
 std::atomic<unsigned long> g_dma_refused;
+std::atomic<unsigned> g_fail_trylocks{0};
 
 using clock_type = std::chrono::steady_clock;
 
@@ -178,6 +179,11 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
 
 bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
 {
+	unsigned n = g_fail_trylocks.load();
+	while (n && !g_fail_trylocks.compare_exchange_weak(n, n - 1))
+		;
+	if (n)
+		return false;
 	if (!lock->mu.try_lock())
 		return false;
 	t_locks_held++;
@@ -367,3 +373,5 @@ void scx_env_bug(const char *what)
 }
 
 } // extern "C"
+
+void host_env::fail_trylocks(unsigned n) { g_fail_trylocks = n; }

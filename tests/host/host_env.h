@@ -21,6 +21,9 @@ unsigned long dma_refused();
 // while holding a spinlock; tests assert both stay zero.
 unsigned bug_count();
 unsigned sleep_in_atomic_count();
+// The next n scx_env_spin_trylock calls fail as if another CPU held the
+// lock (what a data path meets when a peer port is busy).
+void fail_trylocks(unsigned n);
 // Live env allocations, for leak checks around a test.
 long live_allocations();
 

@@ -62,7 +62,9 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
  * The data path. scx_hca_poll() runs one round (doorbells, due timers, the
  * work they reveal) in process context and returns how many microseconds
  * the caller may sleep before the next round (0: work is left, call again
- * at once).
+ * at once). Work held up by another port's lock is retried after a delay
+ * that doubles while it stays held, never at once: the holder may be a task
+ * the caller preempted, and a real-time caller must let it run.
  */
 unsigned int scx_hca_poll(struct scx_hca *hca);
 /*
