@@ -3,6 +3,7 @@
 # seconds in all (default 3600), in this order:
 #  - the stock kernel: wqe_fuzz for SOAK_WQES WQEs (default a million,
 #    two processes sharing them, one a vCPU), whose rate it reports;
+#  - Debian's cloud and RT kernels: the perftest sweeps over every size;
 #  - the KASAN/lockdep/kmemleak test kernel: the perftest sweeps over every
 #    size (datapath-sweeps.sh), then the robustness part
 #    (tests/vm/guest/robust.sh, 100 kill rounds, 30000 fuzzed uverbs
@@ -20,7 +21,7 @@ mkdir -p "$out"
 failed=0
 t0=$SECONDS
 
-make -s module-stock module-testk verbs-tests >"$out/build.log" 2>&1 || { echo "build failed ($out/build.log)"; exit 1; }
+make -s module-stock module-flavours module-testk verbs-tests >"$out/build.log" 2>&1 || { echo "build failed ($out/build.log)"; exit 1; }
 overlay() { # overlay DIR KO...
 	local d=$1
 	shift
@@ -54,6 +55,13 @@ one() {
 # DURATION (at least one pass).
 overlay "$out/ovl-stock" build/kmod-stock/src/softcx.ko
 one stock wqe-fuzz $((wqes / 20 + 1800)) -o "$out/ovl-stock" -- "wf_iter=$wqes" wf_procs=2
+# The perftest sweeps make check leaves out on Debian's cloud and RT kernels.
+: "${GUEST_KVER:=6.1.0-57-amd64}"
+for fl in cloud rt; do
+	k=${GUEST_KVER%-amd64}-$fl-amd64
+	overlay "$out/ovl-$fl" "build/kmod-$k/src/softcx.ko"
+	GUEST_KVER=$k one "$fl-sweeps" datapath-sweeps 1800 -o "$out/ovl-$fl" --
+done
 overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko
 # make check sweeps every perftest size on the stock kernel only. On the
 # test kernel the guest's clocksource is HPET (TCG's TSCs look unsynced to

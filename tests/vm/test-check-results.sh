@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/exp"
 printf '# comment\nalpha\nbeta\n\n' >"$tmp/exp/one.expect"
-printf 'gamma\n' >"$tmp/exp/two.expect"
+printf 'gamma\nref_delta needs:ref\n' >"$tmp/exp/two.expect"
 
 good() {
 	sed 's/$/\r/' <<'EOF'
@@ -20,14 +20,15 @@ PART-END one 0
 PART-TIME one 4
 PART-BEGIN two
 RESULT gamma PASS 3 ok
+RESULT ref_delta PASS
 PART-END two 0
 PART-TIME two 7
 EOF
 }
 
-expect() { # expect WANT(0|1) PATTERN LOG: exit status and a FAIL line matching
+expect() { # expect WANT(0|1) PATTERN LOG [ABSENT]: exit status and a FAIL line matching
 	local rc=0 out
-	out=$("$here/check-results.sh" "$3" "$tmp/exp" one two) || rc=$?
+	out=$("$here/check-results.sh" ${4:+-w "$4"} "$3" "$tmp/exp" one two) || rc=$?
 	if [ "$1" = 0 ] && [ $rc = 0 ]; then return 0; fi
 	if [ "$1" = 1 ] && [ $rc = 1 ] && grep -q "$2" <<<"$out"; then return 0; fi
 	echo "check-results on $3: status $rc, wanted $1 with '$2':"
@@ -56,4 +57,18 @@ expect 1 'FAIL two/started' "$tmp/never.log"
 # A name from another part does not count for this one.
 good | sed '/RESULT gamma/d; s/^RESULT alpha PASS/RESULT gamma PASS/' >"$tmp/moved.log"
 expect 1 'FAIL two/gamma missing' "$tmp/moved.log"
+# A name that needs a feature ("needs:ref") is required like any other...
+good | sed '/ref_delta/d' >"$tmp/noref.log"
+expect 1 'FAIL two/ref_delta missing' "$tmp/noref.log"
+# ...unless the host says the kernel lacks it and the part said so too:
+# then it is listed as not run, not counted.
+good | sed 's/^RESULT ref_delta PASS/ABSENT ref no such module/' >"$tmp/absent.log"
+expect 0 '' "$tmp/absent.log" ref
+out=$("$here/check-results.sh" -w ref "$tmp/absent.log" "$tmp/exp" one two)
+grep -qx 'not run: two/ref_delta (ref absent from this kernel)' <<<"$out" ||
+	{ echo "check-results: no 'not run: two/ref_delta' line"; exit 1; }
+# The host's word alone is not enough: the guest must agree it is absent.
+expect 1 'FAIL two/absent_ref' "$tmp/noref.log" ref
+# A result from a feature said to be absent is a contradiction.
+expect 1 'FAIL two/ref_delta reported' "$tmp/good.log" ref
 echo "check-results.sh: all cases behave"

@@ -45,6 +45,18 @@ setup_netdev() {
 	run_t 10 ip link set dummy0 up
 }
 
+# rxe_absent: true when this kernel has no rdma_rxe at all (Debian's cloud
+# kernel), and then says so on the results port ("ABSENT rxe"): the host
+# accepts the rxe results' absence only for a kernel it knows lacks rxe
+# (check-results.sh -w rxe). A kernel that has it but fails to load it is
+# not "absent": rxe_up fails and so do the results.
+rxe_absent() {
+	modinfo -F filename rdma_rxe >/dev/null 2>&1 && return 1
+	local line="ABSENT rxe $(uname -r) has no rdma_rxe: no reference to compare with"
+	echo "$line"
+	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+}
+
 # rxe_up [DEV [NETDEV]]: Soft-RoCE device DEV (rxe0) on NETDEV (dummy0).
 rxe_up() {
 	local dev=${1:-rxe0} nd=${2:-dummy0}
