@@ -211,7 +211,7 @@ VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests soak
-VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells
+VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells counted_errors
 verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS))
 # Each program with vt.c (the helpers they share); -lpthread for robust.
 $(VERBS_DIR)/%: tests/verbs/%.c tests/verbs/vt.c tests/verbs/vt.h

@@ -168,6 +168,12 @@ static bool modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
 		   int access)
 {
+	return vt_connect_rc_rnr(qp, dest, gid, gidx, access, 7);
+}
+
+bool vt_connect_rc_rnr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
+		       int access, int rnr_retry)
+{
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
 				 .qp_access_flags = (unsigned int)access };
 
@@ -191,7 +197,7 @@ bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, i
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 1;
-	a.rnr_retry = 7;
+	a.rnr_retry = (uint8_t)rnr_retry;
 	a.max_rd_atomic = 1;
 	return modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);

@@ -54,6 +54,9 @@ bool vt_objects_settle(const char *dir, const struct vt_objects *base, int ms, c
  */
 bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
 		   int access);
+/* The same with an RNR retry count of its own (7: the default, forever). */
+bool vt_connect_rc_rnr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
+		       int access, int rnr_retry);
 
 /* Milliseconds of CLOCK_MONOTONIC, for deadlines. */
 long long vt_now_ms(void);

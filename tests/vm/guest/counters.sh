@@ -4,8 +4,9 @@
 # (kmod/ib_counters.c): the port's hw_counters in sysfs and `rdma statistic
 # show link` move by exactly what known traffic adds (perftest's WRITE,
 # READ and atomic iterations count at the responder), also with QPs bound
-# to counters of their own (auto mode), whose counters count their own QP's
-# traffic only.
+# to counters of their own (auto mode, and by hand), whose counters count
+# their own QP's traffic only; known errors (RNR NAKs, a wrong rkey) move
+# the error counters by exactly what they are.
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
@@ -106,6 +107,82 @@ bound() {
 		result counters_bound FAIL "while running: $with counters with WRITEs, $without without, $other unreadable: $(tr -s ' \n' ' ' <<<"$snap" | head -c 300)"
 	fi
 }
+# Known errors (tests/verbs/counted_errors.c): n SENDs that meet no receive
+# with rnr_retry 1 and n WRITEs with a wrong rkey, each on a new pair of QPs
+# in the port's set. Every counter of the port must move by exactly this
+# (the ones not named by 0): per SEND two RNR NAKs for want of a receive
+# (out_of_buffer), the first retried (rnr_nak_retry_err), the second ending
+# the QP (req_cqe_error); per WRITE the request (rx_write_requests), the
+# responder's access error and the requester's error CQE with its cause.
+errors_counted() {
+	local n=20 c got diff= seen= l0 l1
+	local -A b0 want=([rnr_nak_retry_err]=$n [out_of_buffer]=$((2 * n)) [req_cqe_error]=$((2 * n))
+		[req_remote_access_errors]=$n [resp_remote_access_errors]=$n [rx_write_requests]=$n)
+	for c in $(ls "$hw"); do b0[$c]=$(hwc "$c"); done
+	l0=$(linkc req_cqe_error)
+	run_program counted_errors 180 /harness/extra/counted_errors -d $dev -g "$GIDX" -n $n
+	l1=$(linkc req_cqe_error)
+	for c in "${!b0[@]}"; do
+		[ "$c" = lifespan ] && continue
+		got=$(($(hwc "$c") - b0[$c]))
+		[ $got = "${want[$c]:-0}" ] || diff+=" $c+$got(want +${want[$c]:-0})"
+		[ $got = 0 ] || seen+=" $c+$got"
+	done
+	[ $((l1 - l0)) = $((2 * n)) ] || diff+=" rdma-statistic:req_cqe_error+$((l1 - l0))(want +$((2 * n)))"
+	if [ -z "$diff" ]; then
+		result counters_errors PASS "moved:$seen; the other counters did not"
+	else
+		result counters_errors FAIL "wrong:$diff; moved:$seen"
+	fi
+}
+errors_counted
+
+# Manual binding: each QP of one pair bound by hand to a counter of its
+# own; n good WRITEs from one to the other count in the responder's
+# counter only (and in the port's total).
+# rx_of COUNTERS QPN: rx_write_requests of the counter QPN is bound to.
+rx_of() {
+	tr -s ' \n' '\n' <<<"$1" | awk -v q="$2" '
+		$0 == "cntn" { getline c } $0 == "rx_write_requests" { getline v[c] }
+		$0 == "LQPN:" { getline l; gsub(/[<>]/, "", l); if (("," l ",") ~ ("," q ",")) { print v[c]; exit } }'
+}
+manual_bind() {
+	local n=200 tag qa qb line snap ra rb h0 h1 pid rc=0 in out
+	h0=$(hwc rx_write_requests)
+	coproc CE { exec /harness/extra/counted_errors -d $dev -g "$GIDX" -n $n -b 2>&1; }
+	# bash forgets CE's pid and fds once it has ended: our own copies.
+	pid=$CE_PID
+	exec {in}<&"${CE[0]}" {out}>&"${CE[1]}"
+	if read -t 30 -r tag qa qb <&$in && [ "$tag" = QPN ]; then
+		run_t 30 rdma statistic qp bind link $dev/1 lqpn "$qa" &&
+			run_t 30 rdma statistic qp bind link $dev/1 lqpn "$qb" ||
+			echo "RESULT counters_manual_bind FAIL $RUN_OUT" >>/tmp/counted_bound.out
+		echo go >&$out
+		while read -t 120 -r line <&$in; do
+			echo "$line" >>/tmp/counted_bound.out
+			[ "$line" = DONE ] && break
+		done
+		snap=$(rdma statistic qp show link $dev/1 2>&1)
+		echo "$snap" >&2
+		h1=$(hwc rx_write_requests)
+	else
+		echo "no QP numbers from counted_errors -b ($tag $qa $qb)" >>/tmp/counted_bound.out
+	fi
+	echo done >&$out
+	cat <&$in >>/tmp/counted_bound.out
+	exec {in}<&- {out}>&-
+	wait $pid || rc=$?
+	program_report counted_bound $rc /tmp/counted_bound.out
+	ra=$(rx_of "$snap" "$qa") rb=$(rx_of "$snap" "$qb")
+	if [ "$rb" = $n ] && [ "$ra" = 0 ] && [ $((h1 - h0)) = $n ]; then
+		result counters_manual PASS "QP $qb's counter +$n WRITEs, QP $qa's 0; hw_counters $h0 -> $h1"
+	else
+		result counters_manual FAIL "QP $qb's counter '$rb', QP $qa's '$ra' (want $n and 0); hw_counters $h0 -> ${h1:-?}"
+	fi
+}
+: >/tmp/counted_bound.out
+manual_bind
+
 if run_t 30 rdma statistic qp set link $dev/1 auto type,pid on; then
 	bound
 	run_t 30 rdma statistic qp set link $dev/1 auto off || result counters_auto_off FAIL "$RUN_OUT"
