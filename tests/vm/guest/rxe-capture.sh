@@ -13,13 +13,19 @@ role=a
 for arg in $(</proc/cmdline); do
 	case $arg in role=*) role=${arg#role=} ;; esac
 done
-me=1 peer=2
+me=1 peer=2 eth=
 [ "$role" = a ] || { me=2 peer=1; }
 PEER_IP=10.9.0.$peer
-run_t 30 modprobe -a virtio_net
+# The NIC is virtio-net on PCI: both drivers, then eth0 appears on its own time.
+run_t 30 modprobe -a virtio_pci virtio_net
+for ((i = 0; i < 100 && !${#eth}; i++)); do
+	[ -e /sys/class/net/eth0 ] && eth=1 || sleep 0.1
+done
 run_t 10 ip link set eth0 up
 run_t 10 ip addr add 10.9.0.$me/24 dev eth0
-run_t 10 ip -6 addr add fd09::$me/64 dev eth0 nodad
+# /bin/ip by path: busybox timeout (run_t) would run its own ip applet,
+# which knows no nodad.
+run_t 10 /bin/ip -6 addr add fd09::$me/64 dev eth0 nodad
 rxe_up rxe0 eth0 || { result rxe_up FAIL; finish; exit 1; }
 g4=$(roce_v2_ipv4_gid_index rxe0) || { result gid FAIL; finish; exit 1; }
 # The RoCE v2 GID of fd09::me.
