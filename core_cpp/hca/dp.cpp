@@ -117,12 +117,12 @@ u32 data_path::round(bool trapped, bool *left)
 	if (kicked_.exchange(0, mo::acq_rel))
 		rung++;
 	stats_.doorbells += rung;
+	busy_ = false;
 	bool work = rung || more_;
 	if (!work && now < next_timer_)
 		work = flush_due();
 	if (work || now >= next_timer_) {
 		more_ = false;
-		busy_ = false;
 		next_timer_ = ~0ull;
 		pass(now);
 	}
