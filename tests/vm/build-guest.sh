@@ -29,7 +29,11 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 	libsqlite3-0 libuuid1 libcrypt1 libncursesw6 libtinfo6 libreadline8
 	python3-pyverbs
 	# procps' libproc2 links libsystemd, which pulls these in.
-	procps libproc2-0 libsystemd0 libgcrypt20 libgpg-error0 liblz4-1)
+	procps libproc2-0 libsystemd0 libgcrypt20 libgpg-error0 liblz4-1
+	# The real timeout (and the rest of coreutils): busybox's timeout
+	# runs its own applet for a command busybox has one of, so the tests'
+	# `timeout N ip ...` / `modprobe` would not run the tools users run.
+	coreutils libacl1 libattr1 libgmp10)
 # crc32_* are requested by rxe through the crypto API (request_module), so
 # they are not in modules.dep and must be named explicitly.
 MODS=(rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm veth
@@ -215,7 +219,7 @@ ldconfig -r "$root"
 
 # Catch a missing shared library at build time rather than in the guest.
 for b in bin/bash sbin/modprobe bin/ip usr/bin/rdma usr/bin/ibv_rc_pingpong usr/bin/ib_write_bw \
-	usr/bin/rping bin/ps usr/bin/python3.11; do
+	usr/bin/rping bin/ps usr/bin/python3.11 usr/bin/timeout; do
 	[ -e "$root/$b" ] || [ -L "$root/$b" ] || die "/$b missing from the image"
 	l=$(chroot "$root" /lib64/ld-linux-x86-64.so.2 --list "/$b" 2>&1) && ! grep -q 'not found' <<<"$l" ||
 		die "/$b: unresolved libraries: $(grep 'not found' <<<"$l" | tr -s ' \t\n' ' ')"

@@ -23,9 +23,7 @@ for ((i = 0; i < 100 && !${#eth}; i++)); do
 done
 run_t 10 ip link set eth0 up
 run_t 10 ip addr add 10.9.0.$me/24 dev eth0
-# /bin/ip by path: busybox timeout (run_t) would run its own ip applet,
-# which knows no nodad.
-run_t 10 /bin/ip -6 addr add fd09::$me/64 dev eth0 nodad
+run_t 10 ip -6 addr add fd09::$me/64 dev eth0 nodad
 rxe_up rxe0 eth0 || { result rxe_up FAIL; finish; exit 1; }
 g4=$(roce_v2_ipv4_gid_index rxe0) || { result gid FAIL; finish; exit 1; }
 # The RoCE v2 GID of fd09::me.
