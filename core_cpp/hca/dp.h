@@ -163,9 +163,8 @@ private:
 		const u8 *sgid;      // UD: the requester's source GID, or null
 	};
 
-	// One round; trapped: run for a writer, not the poller. *timer_set
-	// (if given): a timer is pending after it.
-	// One round; *left (if given): work or timers remain for the poller.
+	// One round; trapped: run for a writer, not the poller. *left (if
+	// given): work or timers remain for the poller after it.
 	u32 round(bool trapped, bool *left);
 	u32 busy_backoff();
 	void pass(u64 now);

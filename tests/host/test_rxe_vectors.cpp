@@ -67,6 +67,12 @@ layout layout_of(const std::vector<u8> &f)
 	return l;
 }
 
+// The ICRC the sender put in the frame's last four bytes (little-endian).
+u32 icrc_sent(const std::vector<u8> &f, const layout &l)
+{
+	return u32(f[l.end - 4]) | u32(f[l.end - 3]) << 8 | u32(f[l.end - 2]) << 16 | u32(f[l.end - 1]) << 24;
+}
+
 // The ICRC as Annex A17 defines it: 64 bits of ones standing for the LRH;
 // the IP header with the traffic class, flow label, TTL / hop limit and
 // IPv4 checksum all ones; the UDP header with its checksum all ones; the
@@ -101,9 +107,7 @@ TEST(RxeFrames, IcrcIsTheSpecsAndSoftcxTakesEveryFrame)
 		std::vector<u8> f = unhex(hex);
 		layout l = layout_of(f);
 		ASSERT_LE(l.end, f.size()) << hex;
-		u32 sent = u32(f[l.end - 4]) | u32(f[l.end - 3]) << 8 | u32(f[l.end - 2]) << 16 |
-			   u32(f[l.end - 1]) << 24;
-		EXPECT_EQ(icrc_by_the_spec(f, l), sent) << hex;
+		EXPECT_EQ(icrc_by_the_spec(f, l), icrc_sent(f, l)) << hex;
 		// Ethernet may have padded a short frame: softcx sees what the IP
 		// header says.
 		f.resize(l.end);
@@ -138,8 +142,7 @@ TEST(RxeFrames, AFlippedCoveredBitFailsBoth)
 	layout l = layout_of(f);
 	f.resize(l.end);
 	f[l.bth + 7] ^= 0x01; // the PSN's low bit
-	u32 sent = u32(f[l.end - 4]) | u32(f[l.end - 3]) << 8 | u32(f[l.end - 2]) << 16 | u32(f[l.end - 1]) << 24;
-	EXPECT_NE(icrc_by_the_spec(f, l), sent);
+	EXPECT_NE(icrc_by_the_spec(f, l), icrc_sent(f, l));
 	roce_rx rx;
 	EXPECT_EQ(roce_frame_parse(f.data(), u32(f.size()), &rx), roce_rx_verdict::bad_icrc);
 }

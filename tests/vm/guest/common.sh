@@ -14,13 +14,18 @@ _passed=0 _failed=0
 # the next result line says so, and the host counts it in its summary.
 RETRY_NOTE=
 
+# say LINE: to the console and the results port.
+say() {
+	echo "$1"
+	echo "$1" >"$RESULTS_PORT" 2>/dev/null || true
+}
+
 # result NAME PASS|FAIL [details]: one RESULT line to the results port and console.
 result() {
 	local line="RESULT $1 $2${3:+ ${*:3}}"
 	[ -z "$RETRY_NOTE" ] || line+=" [$RETRY_NOTE]"
 	RETRY_NOTE=
-	echo "$line"
-	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+	say "$line"
 	if [ "$2" = PASS ]; then _passed=$((_passed + 1)); else _failed=$((_failed + 1)); fi
 }
 
@@ -52,9 +57,7 @@ setup_netdev() {
 # not "absent": rxe_up fails and so do the results.
 rxe_absent() {
 	modinfo -F filename rdma_rxe >/dev/null 2>&1 && return 1
-	local line="ABSENT rxe $(uname -r) has no rdma_rxe: no reference to compare with"
-	echo "$line"
-	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+	say "ABSENT rxe $(uname -r) has no rdma_rxe: no reference to compare with"
 }
 
 # rxe_up [DEV [NETDEV]]: Soft-RoCE device DEV (rxe0) on NETDEV (dummy0).
@@ -210,9 +213,7 @@ program_report() {
 
 # finish: summary line; non-zero if any result failed (use as the last command).
 finish() {
-	local line="SUMMARY: $_passed passed, $_failed failed"
-	echo "$line"
-	echo "$line" >"$RESULTS_PORT" 2>/dev/null || true
+	say "SUMMARY: $_passed passed, $_failed failed"
 	[ $_failed = 0 ]
 }
 
