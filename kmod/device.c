@@ -148,6 +148,12 @@ static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
 MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (1) or at nice -20 (0) (default 1)");
 
+/* Not yet the default: the engine does not reach the netdev yet. */
+static bool scx_packet_transport;
+module_param_named(packet_transport, scx_packet_transport, bool, 0444);
+MODULE_PARM_DESC(packet_transport,
+		 "messages as packets through the transport engine (1) or by direct copy (0) (default 0)");
+
 /*
  * The poller must look again soon (new work, a new timer). The flag covers
  * a wake-up between its poll and its sleep, which would otherwise be lost.
@@ -298,6 +304,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	hp.raise_irq = scx_raise_irq;
 	memcpy(hp.mac, p->mac, sizeof(hp.mac));
 	hp.mtu = p->mtu;
+	hp.packet_transport = scx_packet_transport;
 	hp.link_down = !p->link_up;
 	err = scx_hca_create(&hp, &kdev->hca);
 	if (err)

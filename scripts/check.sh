@@ -91,11 +91,11 @@ guest() {
 	return $rc
 }
 
-# gtest_counts LOG: add the GoogleTest pass/fail counts.
+# gtest_counts LOG: add the GoogleTest pass/fail counts (of every run in it).
 gtest_counts() {
 	local p f
-	p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\./\1/p' "$1" | tail -1)
-	f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below:/\1/p' "$1" | tail -1)
+	p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\./\1/p' "$1" | awk '{s += $1} END {if (NR) print s}')
+	f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below:/\1/p' "$1" | awk '{s += $1} END {if (NR) print s}')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
 	[ -n "$p$f" ] || bad host_tests "no GoogleTest summary"

@@ -14,6 +14,9 @@ namespace scx::hca {
 namespace qs = prm::qpc_state;
 namespace ctl = prm::wqe_ctrl_seg;
 
+// Packets a port's receive ring holds.
+constexpr u32 rx_slots = 256;
+
 status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 {
 	d_ = d;
@@ -97,6 +100,14 @@ u8 data_path::vendor_err(u8 syndrome)
 	}
 }
 
+status data_path::set_packet_transport(bool on)
+{
+	if (on && !packet_transport_)
+		SCX_TRY(rx_.init(rx_slots));
+	packet_transport_ = on;
+	return status::ok();
+}
+
 u32 data_path::poll()
 {
 	return round(false, nullptr);
@@ -124,7 +135,10 @@ u32 data_path::round(bool trapped, bool *left)
 	if (work || now >= next_timer_) {
 		more_ = false;
 		next_timer_ = ~0ull;
-		pass(now);
+		if (packet_transport_)
+			pass_tp(now);
+		else
+			pass(now);
 	}
 	more = more_;
 	timer = next_timer_;
@@ -189,7 +203,10 @@ void data_path::settle()
 {
 	more_ = false;
 	next_timer_ = ~0ull;
-	pass(scx_env_now_ns());
+	if (packet_transport_)
+		pass_tp(scx_env_now_ns());
+	else
+		pass(scx_env_now_ns());
 }
 
 void data_path::stay_active()
@@ -215,6 +232,9 @@ bool data_path::flush_due()
 		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
 		if (!rt || rt->state != qs::err)
 			continue;
+		// The transport's window still holds WQEs to flush.
+		if (packet_transport_ && rt->tp && !rt->tp->in_error)
+			return true;
 		if (rt->rq_type == prm::qp_rq_type::srq && !rt->last_wqe)
 			return true;
 		u32 v;

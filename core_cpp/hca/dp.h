@@ -27,12 +27,14 @@
 
 #include "hca/cq.h"
 #include "hca/dp_mem.h"
+#include "hca/dp_ring.h"
 #include "hca/eq.h"
 #include "hca/fabric.h"
 #include "hca/mkey.h"
 #include "hca/q_counters.h"
 #include "hca/qp.h"
 #include "hca/srq.h"
+#include "hca/tp.h"
 #include "hca/uar_window.h"
 #include "hca/vport.h"
 #include "lib/sync.h"
@@ -66,6 +68,54 @@ struct dp_stats {
 	u64 peer_requests; // requests answered by another port's responder
 	u64 peer_busy;     // ... put off because that port was busy
 	u64 translation_faults; // accesses past the MTT entries a key was given
+	// The packet transport (packet_transport on).
+	u64 rx_pkts;       // packets taken from the receive ring
+	u64 rx_no_qp;      // ... for no QP that could take them
+	u64 tx_lost;       // sent to an address no port has, or a full ring
+};
+
+class data_path;
+
+// The data path's side of the transport engine: WQEs, memory, receive
+// queues and completions in mlx5's formats (dp_tp.cpp).
+class dp_tp_ops final : public tp_ops {
+public:
+	explicit dp_tp_ops(data_path &dp) : dp_(dp) {}
+	tp_fetch fetch_wqe(tp_qp &q, tp_send_wr *wr) override;
+	bool gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len) override;
+	bool scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, u32 len) override;
+	void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) override;
+	u8 run_local(tp_qp &q, const tp_send_wr &wr) override;
+	tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) override;
+	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) override;
+	void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) override;
+	u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) override;
+	u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) override;
+	u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) override;
+	u8 remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig) override;
+	bool invalidate(tp_qp &q, u32 rkey) override;
+	void established(tp_qp &q) override;
+	void fatal(tp_qp &q, tp_fatal why) override;
+	void schedule(tp_qp &q) override;
+	void note(tp_qp &q, tp_note n) override;
+
+private:
+	data_path &dp_;
+};
+
+// The in-kernel link: a packet goes into the receive ring of the port
+// whose address table holds its destination GID (dp_link.cpp).
+class dp_link final : public tp_link {
+public:
+	explicit dp_link(data_path &dp) : dp_(dp) {}
+	u8 *tx_begin(tp_qp &q, const void *route, u32 len) override;
+	void tx_commit(tp_qp &q) override;
+
+private:
+	data_path &dp_;
+	u32 len_ = 0;
+	u32 slot_ = 0;            // where tx_begin routed the packet
+	const void *route_ = nullptr;
 };
 
 // How often the poller looks after activity, and how far it backs off.
@@ -90,6 +140,9 @@ public:
 	data_path &operator=(const data_path &) = delete;
 
 	status init(const dp_deps &d, u32 max_qps, u32 max_cqs);
+	// Messages travel as packets through the transport engine (tp.h)
+	// instead of the direct copy. Set once, before the first QP.
+	status set_packet_transport(bool on);
 	void set_policy(const dp_policy &p) { policy_ = p; }
 
 	// Joins the fabric: other joined ports reach this one by the GIDs in
@@ -131,6 +184,9 @@ public:
 	static u8 vendor_err(u8 syndrome);
 
 private:
+	friend class dp_tp_ops;
+	friend class dp_link;
+
 	enum class verdict : u8 { done, wait, error };
 	struct outcome {
 		verdict v = verdict::done;
@@ -188,6 +244,7 @@ private:
 	answer respond(const request &rq, u8 *min_rnr);
 	answer respond_recv(qp_runtime &dst, const request &rq);
 	bool take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *f, bool commit);
+	bool read_recv(qp_runtime &dst, u32 handle, sg_list &l, mem_fault *f);
 	void enter_err(qp_runtime &rt);
 	outcome umr(qp_runtime &rt, const u8 *w, u32 end);
 	bool remote_invalidate(qp_runtime &dst, u32 key);
@@ -195,7 +252,8 @@ private:
 	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
 	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
-	void write_grh(const request &rq, u8 *grh);
+	// The 40 bytes a UD receive starts with; l4: the UDP length.
+	void write_grh(const u8 *av, const u8 *sgid, u32 l4, u8 *grh);
 	void wake_poller();
 	// One event into the Q counter set of rt (this device's sets).
 	void count(const qp_runtime &rt, qc c)
@@ -236,6 +294,30 @@ private:
 	// Scratch for one WQE at a time (single poller).
 	u8 wqe_[1024];
 	sg_list local_, remote_;
+
+	// The packet transport (dp_tp.cpp, dp_link.cpp).
+	void pass_tp(u64 now);
+	bool drain_rx(u64 now, u32 budget);
+	void flush_tp(qp_runtime &rt);
+	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
+	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl);
+	bool recv_list(qp_runtime &rt, u32 handle);
+	bool fetch_again(qp_runtime &rt, u16 idx, u32 *ds);
+
+	bool packet_transport_ = false;
+	dp_tp_ops tp_ops_{*this};
+	dp_link link_{*this};
+	transport engine_{tp_ops_, link_};
+	dp_ring rx_;
+	// The lists last resolved, valid within one pass (no key changes
+	// while the lock is held): the gather list of WQE list_idx_ of QP
+	// list_qpn_, the receive WQE rcv_handle_ of rcv_qpn_.
+	sg_list wr_l_, rcv_l_;
+	u32 list_qpn_ = ~0u, list_idx_ = 0, rcv_qpn_ = ~0u, rcv_handle_ = 0;
+	// Which WQE wqe_ holds (the one being fetched).
+	u32 wqe_qpn_ = ~0u, wqe_idx_ = 0;
+	u8 wqe2_[1024];
+	u8 tx_buf_[dp_ring::max_pkt];
 };
 
 } // namespace scx::hca

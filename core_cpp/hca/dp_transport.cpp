@@ -460,7 +460,8 @@ data_path::answer data_path::respond_recv(qp_runtime &dst, const request &rq)
 	bool ok = true;
 	if (ud) {
 		u8 h[40];
-		write_grh(rq, h);
+		// UDP 8 + BTH 12 + DETH 8 + payload + pad + ICRC 4.
+		write_grh(rq.av, rq.sgid, 8 + 12 + 8 + rq.len + (-rq.len & 3) + 4, h);
 		ok = mem_.write(remote_, 0, h, sizeof(h));
 	}
 	if (ok)
@@ -509,8 +510,7 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 	*f = mem_fault::none;
 	l.n = 0;
 	l.total = 0;
-	u32 stride_shift, base_off = 0;
-	u64 off;
+	u64 off = 0;
 	srq_runtime *srq = nullptr;
 	u32 cnt = 0;
 	if (dst.rq_type == prm::qp_rq_type::srq) {
@@ -523,10 +523,8 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 			return false;
 		if (!commit)
 			return true;
-		stride_shift = srq->stride_shift;
 		*counter = u16(srq->head & ((1u << srq->log_size) - 1));
-		off = u64(*counter) << stride_shift;
-		base_off = prm::wqe_srq_next_seg::size_bytes;
+		off = u64(*counter) << srq->stride_shift;
 	} else if (dst.rq_type == prm::qp_rq_type::non_zero && dst.rq_wqes) {
 		u32 v;
 		if (!read_dbr(dst.dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v))
@@ -536,25 +534,19 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 			return false;
 		if (!commit)
 			return true;
-		stride_shift = dst.rq_stride_shift;
 		*counter = dst.rq_ci;
-		off = u64(dst.rq_ci & (dst.rq_wqes - 1)) << stride_shift;
 	} else {
 		return false;
 	}
 
-	auto unit = [&](u32 at, u8 *b) {
-		u64 bus;
-		bool ok = srq ? d_.srqs->wq_addr(*srq, off + at, &bus) : d_.qps->rq_addr(dst, off + at, &bus);
-		const u8 *p = ok ? static_cast<const u8 *>(d_.dma->map(bus, 16)) : nullptr;
-		if (p)
-			copy_bytes(b, p, 16);
-		return p != nullptr;
-	};
-	u8 seg[16];
 	bool readable = true;
 	if (srq) {
-		readable = unit(0, seg);
+		u8 seg[16];
+		u64 bus;
+		const u8 *p = d_.srqs->wq_addr(*srq, off, &bus) ? static_cast<const u8 *>(d_.dma->map(bus, 16)) : nullptr;
+		readable = p != nullptr;
+		if (p)
+			copy_bytes(seg, p, 16);
 		srq->head = readable ? u16(prm::get(seg, prm::wqe_srq_next_seg::next_wqe_index)) : srq->head;
 		srq->consumed++;
 		// Fewer WQEs left than the armed limit: one event, then disarmed
@@ -571,6 +563,41 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 		*f = mem_fault::unmapped;
 		return false;
 	}
+	return read_recv(dst, *counter, l, f);
+}
+
+// The scatter list of receive WQE `handle` of dst (an RQ counter or an
+// SRQ WQE index), checked; false with *f set if it is unusable.
+bool data_path::read_recv(qp_runtime &dst, u32 handle, sg_list &l, mem_fault *f)
+{
+	*f = mem_fault::none;
+	l.n = 0;
+	l.total = 0;
+	srq_runtime *srq = nullptr;
+	u32 stride_shift, base_off = 0;
+	u64 off;
+	if (dst.rq_type == prm::qp_rq_type::srq) {
+		srq = d_.srqs->dp_get(dst.srqn);
+		if (!srq) {
+			*f = mem_fault::unmapped;
+			return false;
+		}
+		stride_shift = srq->stride_shift;
+		off = u64(handle & ((1u << srq->log_size) - 1)) << stride_shift;
+		base_off = prm::wqe_srq_next_seg::size_bytes;
+	} else {
+		stride_shift = dst.rq_stride_shift;
+		off = u64(handle & (dst.rq_wqes - 1)) << stride_shift;
+	}
+	auto unit = [&](u32 at, u8 *b) {
+		u64 bus;
+		bool ok = srq ? d_.srqs->wq_addr(*srq, off + at, &bus) : d_.qps->rq_addr(dst, off + at, &bus);
+		const u8 *p = ok ? static_cast<const u8 *>(d_.dma->map(bus, 16)) : nullptr;
+		if (p)
+			copy_bytes(b, p, 16);
+		return p != nullptr;
+	};
+	u8 seg[16];
 	for (u32 at = base_off; at < (1u << stride_shift); at += 16) {
 		if (!unit(at, seg)) {
 			*f = mem_fault::unmapped;
@@ -603,21 +630,17 @@ void data_path::resp_error(qp_runtime &dst, u8 syndrome, u16 counter)
 // and the IPv4 header; otherwise an IPv6 header. The source address is the
 // sender's GID (the AV's source index in the sending port's RoCE address
 // table); with no such entry, the destination's.
-void data_path::write_grh(const request &rq, u8 *h)
+void data_path::write_grh(const u8 *av, const u8 *sgid, u32 l4, u8 *h)
 {
-	const u8 *av = rq.av;
-	const u32 len = rq.len;
 	zero_bytes(h, 40);
 	const u8 *g = prm::at(av, prm::av::rgid);
-	const u8 *sg = rq.sgid ? rq.sgid : g;
+	const u8 *sg = sgid ? sgid : g;
 	u8 tclass = u8(prm::get(av, prm::av::tclass));
 	u8 hop = u8(prm::get(av, prm::av::hop_limit));
 	bool v4 = true;
 	for (u32 i = 0; i < 10; i++)
 		v4 = v4 && !g[i];
 	v4 = v4 && g[10] == 0xff && g[11] == 0xff;
-	// UDP 8 + BTH 12 + DETH 8 + payload + ICRC 4.
-	u32 l4 = 8 + 12 + 8 + len + 4;
 	if (v4) {
 		u8 *ip = h + 20;
 		ip[0] = 0x45;

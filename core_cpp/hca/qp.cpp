@@ -2,6 +2,7 @@
 #include "hca/qp.h"
 
 #include "hca/syndrome.h"
+#include "hca/tp.h"
 #include "prm/hca_cap.h"
 #include "prm/qp.h"
 
@@ -251,6 +252,41 @@ void decode(qp_runtime &rt, const u8 *img)
 	path.flow_label = prm::get(p, a::flow_label);
 }
 
+u32 path_mtu_bytes(u8 mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 4096u;
+}
+
+// The transport state follows the context: the attributes every time,
+// the responder's PSN at RTR, the requester's at RTS, nothing at RESET.
+void sync_transport(qp_runtime &rt, u8 from)
+{
+	tp_qp &t = *rt.tp;
+	if (rt.state == qs::rst) {
+		tp_qp_reset(t);
+		return;
+	}
+	tp_qp_attr &a = t.a;
+	a.st = rt.st == prm::qpc_st::rc ? tp_st::rc : rt.st == prm::qpc_st::uc ? tp_st::uc : tp_st::ud;
+	a.qpn = rt.qpn;
+	a.dest_qpn = rt.remote_qpn;
+	a.mtu = path_mtu_bytes(rt.mtu);
+	a.sq_psn = rt.next_send_psn;
+	a.rq_psn = rt.next_rcv_psn;
+	a.retry_cnt = rt.retry_count;
+	a.rnr_retry = rt.rnr_retry;
+	a.min_rnr_timer = rt.min_rnr_nak;
+	a.timeout = rt.path.ack_timeout;
+	a.max_rd_atomic = u8(1u << min<u32>(rt.log_sra_max, hca_limits::log_max_ra));
+	a.max_dest_rd_atomic = u8(1u << min<u32>(rt.log_rra_max, hca_limits::log_max_ra));
+	a.qkey = rt.q_key;
+	a.route = &rt.path;
+	if (rt.state == qs::rtr && from == qs::init)
+		transport::start_responder(t);
+	if (rt.state == qs::rts && from == qs::rtr)
+		transport::start_requester(t);
+}
+
 } // namespace
 
 status qp_table::init(const qp_deps &deps, u32 log_max_qp)
@@ -387,14 +423,17 @@ void qp_table::create(cmd_ctx &c)
 	qp->slot = *slot;
 	qp->image_slot = *image;
 	qp->rt.pas = fw_list{};
+	u32 flights = sq_wqebbs < qp_table::max_flights ? (sq_wqebbs ? sq_wqebbs : 1) : qp_table::max_flights;
+	qp->rt.tp = tp_qp_new(flights, 1u << hca_limits::log_max_ra);
 	auto undo_mem = [&] {
+		tp_qp_delete(qp->rt.tp);
 		d_.pages->free_list(qp->rt.pas);
 		d_.pages->free_slot(*image);
 		d_.pages->free_slot(*slot);
 		undo_attach();
 	};
 	auto list = d_.pages->alloc_list(npas);
-	if (!list) {
+	if (!list || !qp->rt.tp) {
 		undo_mem();
 		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
 	}
@@ -443,6 +482,8 @@ void qp_table::create(cmd_ctx &c)
 		qpn = table_.insert(qp);
 		if (qpn) {
 			rt.qpn = *qpn;
+			rt.tp->owner = &rt;
+			rt.tp->a.qpn = *qpn;
 			epoch_++;
 		}
 	}
@@ -568,9 +609,11 @@ void qp_table::modify(cmd_ctx &c)
 			} else {
 				merge(img, qpc, *t, rt.st, mask);
 			}
+			u8 from = rt.state;
 			rt.state = t->to;
 			prm::set(img, q::state, t->to);
 			decode(rt, img);
+			sync_transport(rt, from);
 			rt.generation++;
 			state_epoch_++;
 		}
@@ -634,6 +677,7 @@ void qp_table::free_qp(qp_ctx *q)
 	d_.uars->unref(rt.uar);
 	fw_list pas = rt.pas;
 	u32 image = q->image_slot, slot = q->slot;
+	tp_qp_delete(rt.tp);
 	d_.pages->free_list(pas);
 	d_.pages->free_slot(image);
 	d_.pages->free_slot(slot);

@@ -37,6 +37,8 @@
 
 namespace scx::hca {
 
+struct tp_qp;
+
 // Responder access a QP grants (qpc rre/rwe/rae).
 namespace qp_access {
 constexpr u8 remote_read = 1u << 0;
@@ -127,6 +129,9 @@ struct qp_runtime {
 	u32 route_epoch;
 	u32 route_slot;
 	u8 route_gid[16];
+
+	// Its packet transport state (tp.h), synced by the transitions.
+	tp_qp *tp;
 };
 
 struct qp_ctx {
@@ -181,6 +186,8 @@ public:
 	// Bus address of byte `off` of the SQ / of the RQ (false beyond it).
 	bool sq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
 	bool rq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
+	// WQEs of one QP in flight at once (its transport window).
+	static constexpr u32 max_flights = 64;
 	u32 count() const { return live_; }
 
 	// For the data path, which holds its lock (every command that changes

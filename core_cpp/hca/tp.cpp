@@ -4,6 +4,8 @@
 // counted. Timers and the flush of a QP in error.
 #include "hca/tp.h"
 
+#include "lib/new.h"
+
 namespace scx::hca {
 
 namespace {
@@ -22,6 +24,41 @@ bool pkey_match(u16 a, u16 b)
 }
 
 } // namespace
+
+tp_qp *tp_qp_new(u32 flight_cap, u32 res_cap)
+{
+	usize bytes = sizeof(tp_qp) + sizeof(tp_flight) * flight_cap + sizeof(tp_rd_res) * res_cap;
+	void *mem = alloc_bytes(bytes);
+	if (!mem)
+		return nullptr;
+	tp_qp *q = new (mem) tp_qp;
+	q->flights = new (q + 1) tp_flight[flight_cap];
+	q->res = new (q->flights + flight_cap) tp_rd_res[res_cap];
+	q->flight_cap = flight_cap;
+	q->res_cap = res_cap;
+	return q;
+}
+
+void tp_qp_delete(tp_qp *q)
+{
+	free_bytes(q);
+}
+
+void tp_qp_reset(tp_qp &q)
+{
+	tp_flight *flights = q.flights;
+	tp_rd_res *res = q.res;
+	u32 fc = q.flight_cap, rc = q.res_cap;
+	tp_counters cnt = q.cnt;
+	void *owner = q.owner;
+	q = tp_qp{};
+	q.flights = flights;
+	q.res = res;
+	q.flight_cap = fc;
+	q.res_cap = rc;
+	q.cnt = cnt;
+	q.owner = owner;
+}
 
 void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u64 now)
 {
@@ -73,7 +110,7 @@ void transport::tick(tp_qp &q, u64 now)
 	// The oldest packet still unanswered goes again.
 	for (u32 i = q.head; i != q.tail; i++) {
 		tp_flight &f = q.flights[i % q.flight_cap];
-		if (!f.npkts)
+		if (!f.started)
 			break;
 		if (f.acked || f.syndrome)
 			continue;

@@ -20,7 +20,8 @@ namespace scx::hca {
 
 enum class tp_st : u8 { rc, uc, ud };
 
-enum class tp_op : u8 { send, send_imm, send_inv, write, write_imm, read, cmp_swap, fetch_add };
+// local: a WQE that sends nothing (NOP, UMR): run in its turn, in SQ order.
+enum class tp_op : u8 { send, send_imm, send_inv, write, write_imm, read, cmp_swap, fetch_add, local };
 
 // One send WQE as the transport needs it.
 struct tp_send_wr {
@@ -36,6 +37,7 @@ struct tp_send_wr {
 	u32 dest_qpn = 0, qkey = 0;   // UD
 	u8 ud_av[48];                 // UD: where to, for the link (mlx5's address vector)
 	u8 syndrome = 0;         // a WQE the data path refused: its error, nothing is sent
+	u32 tag = 0;             // the data path's own (what its completion needs)
 };
 
 // The completion syndromes the engine reports (mlx5's, prm::cqe_syndrome).
@@ -87,6 +89,18 @@ enum class tp_fatal : u8 { access, inval_req, local, requester };
 
 struct tp_qp;
 
+// Events the data path counts (mlx5's Q counters) beyond completions.
+enum class tp_note : u8 {
+	rnr_nak,          // an RNR NAK came, and the QP waits and retries
+	rnr_nak_final,    // ... with no RNR retry left
+	timeout,          // the ACK timer expired, and the QP retries
+	timeout_final,    // ... with no retry left
+	seq_nak_rcvd,     // a PSN sequence error NAK came
+	implied_nak,      // an answer showed earlier READ/atomic data lost
+	out_of_seq,       // the responder got a PSN ahead of the expected one
+	dup_request,      // ... or one behind it
+};
+
 // The data path's side of the engine. Memory calls check keys, rights and
 // bounds every time: a key may go away between two packets.
 class tp_ops {
@@ -99,6 +113,8 @@ public:
 	virtual bool scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, u32 len) = 0;
 	// wr is finished (syndrome 0: success), in SQ order.
 	virtual void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) = 0;
+	// Runs a local WQE when its turn comes: 0 or its error syndrome.
+	virtual u8 run_local(tp_qp &q, const tp_send_wr &wr) = 0;
 
 	// The next receive WQE (RQ or SRQ): its handle and capacity in bytes.
 	virtual tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) = 0;
@@ -115,6 +131,7 @@ public:
 	virtual void established(tp_qp &q) = 0;
 	// q is in error now: the data path moves it to ERR and flushes.
 	virtual void fatal(tp_qp &q, tp_fatal why) = 0;
+	virtual void note(tp_qp &q, tp_note n) = 0;
 	// q has packets to send or a timer: run send() for it soon.
 	virtual void schedule(tp_qp &q) = 0;
 
@@ -157,7 +174,8 @@ struct tp_counters {
 struct tp_flight {
 	tp_send_wr wr;
 	u32 psn = 0;         // its first PSN
-	u32 npkts = 0;       // PSNs it takes (a READ: its responses)
+	u32 npkts = 0;       // PSNs it takes (a READ: its responses; local: 0)
+	bool started = false; // given its PSNs (or run, if local)
 	u32 read_pkts = 0;   // READ responses placed so far
 	bool acked = false;  // nothing more to hear for it
 	u8 syndrome = 0;     // it failed: complete it with this
@@ -235,6 +253,13 @@ struct tp_qp {
 	tp_counters cnt{};
 };
 
+// A tp_qp with its window and responder resources in one allocation (null
+// when memory is short), and its release.
+tp_qp *tp_qp_new(u32 flight_cap, u32 res_cap);
+void tp_qp_delete(tp_qp *q);
+// Back to what a QP in RESET has (no PSNs, nothing in flight, counters kept).
+void tp_qp_reset(tp_qp &q);
+
 // 4.096 us << timeout: the local ACK timeout; 0 waits forever.
 u64 tp_ack_timeout_ns(u8 timeout);
 // The RNR NAK timer code in ns (IBTA table 45).
@@ -272,6 +297,7 @@ private:
 	bool req_send_one(tp_qp &q, u64 now);
 	bool req_fetch(tp_qp &q);
 	bool req_emit(tp_qp &q, tp_flight &f, u64 now);
+	bool req_run_local(tp_qp &q, tp_flight &f);
 	bool req_emit_data(tp_qp &q, tp_flight &f);
 	bool req_emit_read(tp_qp &q, tp_flight &f);
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);

@@ -21,7 +21,7 @@ u32 find_flight(const tp_qp &q, u32 psn)
 {
 	for (u32 i = q.head; i != q.tail; i++) {
 		const tp_flight &f = q.flights[i % q.flight_cap];
-		if (!f.npkts)
+		if (!f.started)
 			break;
 		i32 d = psn_diff(psn, f.psn);
 		if (d >= 0 && u32(d) < f.npkts)
@@ -35,7 +35,7 @@ tp_flight *first_unacked(tp_qp &q)
 {
 	for (u32 i = q.head; i != q.tail; i++) {
 		tp_flight &f = q.flights[i % q.flight_cap];
-		if (!f.npkts)
+		if (!f.started)
 			return nullptr;
 		if (!f.acked && !f.syndrome)
 			return &f;
@@ -83,6 +83,7 @@ void transport::comp_aeth(tp_qp &q, const ib_hdr &h, u64 now)
 	u32 from = lost_read ? retry : h.psn;
 	if (kind == sy::rnr_nak) {
 		q.cnt.rnr_naks_rcvd++;
+		ops_.note(q, q.rnr_left ? tp_note::rnr_nak : tp_note::rnr_nak_final);
 		if (!q.rnr_left) {
 			comp_fail_at(q, from, tp_synd::rnr_retry_exc);
 			return;
@@ -101,6 +102,7 @@ void transport::comp_aeth(tp_qp &q, const ib_hdr &h, u64 now)
 	}
 	if (code == sy::psn_seq_err) {
 		q.cnt.seq_naks_rcvd++;
+		ops_.note(q, tp_note::seq_nak_rcvd);
 		comp_retry_from(q, from, now, false);
 		return;
 	}
@@ -117,7 +119,7 @@ bool transport::comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn,
 	bool progress = false, lost = false;
 	for (u32 i = q.head; i != q.tail; i++) {
 		tp_flight &f = q.flights[i % q.flight_cap];
-		if (!f.npkts)
+		if (!f.started)
 			break;
 		i32 d = psn_diff(psn_add(f.psn, f.npkts - 1), psn);
 		if (d > 0 || (d == 0 && !inclusive))
@@ -126,6 +128,7 @@ bool transport::comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn,
 			continue;
 		if (is_rd_atomic(f.wr.op)) {
 			q.cnt.out_of_seq++;
+			ops_.note(q, tp_note::implied_nak);
 			*retry_psn = psn_add(f.psn, f.read_pkts);
 			lost = true;
 			break;
@@ -155,6 +158,8 @@ void transport::comp_retry_from(tp_qp &q, u32 psn, u64 now, bool timeout)
 		return;
 	if (find_flight(q, psn) == q.tail)
 		return;
+	if (timeout)
+		ops_.note(q, q.a.timeout && !q.retry_left ? tp_note::timeout_final : tp_note::timeout);
 	if (q.a.timeout && !q.retry_left) {
 		comp_fail_at(q, psn, tp_synd::retry_exc);
 		return;
@@ -217,6 +222,7 @@ void transport::comp_read_data(tp_qp &q, const ib_hdr &h, const ib_layout &l, co
 			return;
 		}
 		q.cnt.out_of_seq++;
+		ops_.note(q, tp_note::implied_nak);
 		comp_retry_from(q, want, now, false);
 		return;
 	}

@@ -151,9 +151,12 @@ bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
 		comp_retire(q);
 		return false;
 	}
-	if (!f.npkts) {
+	if (f.wr.op == tp_op::local)
+		return req_run_local(q, f);
+	if (!f.started) {
 		if (!req_may_start(q, f.wr))
 			return false;
+		f.started = true;
 		f.psn = q.next_psn;
 		f.npkts = f.wr.op == tp_op::cmp_swap || f.wr.op == tp_op::fetch_add ? 1 : tp_npkts(f.wr.len, q.a.mtu);
 		q.next_psn = psn_add(q.next_psn, f.npkts);
@@ -183,6 +186,24 @@ bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
 		f.acked = true;
 		comp_retire(q);
 	}
+	return true;
+}
+
+// A local WQE when the cursor reaches it (a fenced one once the READs and
+// atomics before it are answered): it takes no PSN, and is done at once.
+bool transport::req_run_local(tp_qp &q, tp_flight &f)
+{
+	if (!req_may_start(q, f.wr))
+		return false;
+	f.started = true;
+	f.psn = q.next_psn;
+	f.syndrome = ops_.run_local(q, f.wr);
+	f.acked = !f.syndrome;
+	if (f.syndrome)
+		q.halted = true;
+	q.cur++;
+	q.cur_pkt = 0;
+	comp_retire(q);
 	return true;
 }
 

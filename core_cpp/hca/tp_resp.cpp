@@ -58,6 +58,7 @@ void transport::resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, cons
 	i32 d = psn_diff(h.psn, q.epsn);
 	if (d > 0) {
 		q.cnt.out_of_seq++;
+		ops_.note(q, tp_note::out_of_seq);
 		if (!q.nak_sent) {
 			q.nak_sent = true;
 			q.cnt.seq_naks_sent++;
@@ -67,6 +68,7 @@ void transport::resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, cons
 	}
 	if (d < 0) {
 		q.cnt.dup_requests++;
+		ops_.note(q, tp_note::dup_request);
 		resp_duplicate(q, h);
 		return;
 	}
@@ -81,11 +83,14 @@ void transport::resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, c
 	i32 d = psn_diff(h.psn, q.epsn);
 	if (d < 0) {
 		q.cnt.dup_requests++;
+		ops_.note(q, tp_note::dup_request);
 		return;
 	}
 	bool first = l.op->kind & ib_kind::first;
-	if (d > 0)
+	if (d > 0) {
 		q.cnt.out_of_seq++;
+		ops_.note(q, tp_note::out_of_seq);
+	}
 	if (d > 0 || (q.in_msg && first)) {
 		q.in_msg = 0;
 		q.recv_off = 0;

@@ -21,6 +21,7 @@ enum class lock_class : unsigned {
 	hca_qp,
 	hca_srq,
 	hca_dp,
+	hca_dp_rx,
 };
 
 class spinlock {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -30,6 +31,10 @@ template <typename F> bool c_wait_for(F cond, int ms = 5000)
 	return true;
 }
 
+// Whether this run's hcas move messages as packets (the suite runs once
+// each way: make host-test).
+inline bool packet_transport() { return getenv("SCX_TEST_PACKET_TRANSPORT") != nullptr; }
+
 // An hca and its driver, wired through m's static callbacks (raise,
 // dma_alloc, dma_free, request_irq, free_irq, schedule_tasklet; ctx m).
 template <typename M>
@@ -39,6 +44,8 @@ void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hc
 	hp.num_vectors = 3;
 	hp.ctx = m;
 	hp.raise_irq = M::raise;
+	// The whole suite runs again with the packet transport (make host-test).
+	hp.packet_transport = packet_transport();
 	ASSERT_EQ(scx_hca_create(&hp, hca), 0);
 	scx_drv_params dp{};
 	dp.name = name;

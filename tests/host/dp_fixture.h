@@ -229,6 +229,8 @@ struct send_opts {
 	bool ring = true;  // store the doorbell into the UAR page
 };
 
+constexpr u32 start_psn = 0xfffff0;
+
 const u8 gid_v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 9};
 const u8 gid_v6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9};
 
@@ -583,7 +585,9 @@ protected:
 		ASSERT_EQ(modify(q, SCX_QPS_RESET, SCX_QPS_INIT, m_init, a), 0);
 		a.path_mtu = 3; // 1024
 		a.dest_qpn = dest;
-		a.rq_psn = 0x100;
+		// Every QP starts at the same PSN, so any two make a pair; close
+		// to the 24-bit wrap, which longer messages cross.
+		a.rq_psn = start_psn;
 		a.max_dest_rd_atomic = 4;
 		a.min_rnr_timer = o.min_rnr_timer;
 		std::memcpy(a.dgid, dgid, 16);
@@ -598,7 +602,7 @@ protected:
 		else if (q.type == SCX_QPT_UC)
 			m_rtr = SCX_QP_AV | SCX_QP_PATH_MTU | SCX_QP_DEST_QPN | SCX_QP_RQ_PSN;
 		ASSERT_EQ(modify(q, SCX_QPS_INIT, SCX_QPS_RTR, m_rtr, a), 0);
-		a.sq_psn = 0x200;
+		a.sq_psn = start_psn;
 		a.timeout = o.timeout;
 		a.retry_cnt = o.retry_cnt;
 		a.rnr_retry = o.rnr_retry;

@@ -395,7 +395,8 @@ TEST_F(Dp, UdSendCarriesAGrhAndDropsOnQkeyMismatch)
 	const u8 *g6 = dst.cpu() + 1024;
 	EXPECT_EQ(g6[0] >> 4, 6);
 	EXPECT_EQ(g6[6], 17);
-	EXPECT_EQ(get16(g6 + 4), 8u + 12 + 8 + 30 + 4);
+	// UDP, BTH, DETH, the payload and its pad to 4 bytes, ICRC: as on the wire.
+	EXPECT_EQ(get16(g6 + 4), 8u + 12 + 8 + 30 + 2 + 4);
 	EXPECT_EQ(std::memcmp(g6 + 24, gid_v6, 16), 0);
 	EXPECT_EQ(std::memcmp(dst.cpu() + 1024 + 40, msg, 30), 0);
 	EXPECT_EQ(state(x), u32(SCX_QPS_RTS));

@@ -81,6 +81,7 @@ struct node final : tp_ops {
 	bool gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len) override;
 	bool scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, u32 len) override;
 	void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) override;
+	u8 run_local(tp_qp &, const tp_send_wr &) override { return 0; }
 	tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) override;
 	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) override;
 	void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) override;
@@ -92,6 +93,7 @@ struct node final : tp_ops {
 	void established(tp_qp &q) override { of(q).established++; }
 	void fatal(tp_qp &q, tp_fatal why) override { of(q).fatals.push_back(why); }
 	void schedule(tp_qp &q) override { of(q).scheduled = true; }
+	void note(tp_qp &, tp_note) override {}
 };
 
 struct link_rates {

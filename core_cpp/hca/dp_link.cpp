@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+// The packet transport's side of the poller: the in-kernel link that
+// carries a packet into the receive ring of the port owning its
+// destination GID (this one, or another softcx port on the fabric), the
+// receive ring drained into the engine, and a pass that runs each QP's
+// answers, retransmissions and new WQEs within a budget.
+#include "hca/dp.h"
+
+#include "prm/qp.h"
+#include "prm/wqe.h"
+
+namespace scx::hca {
+
+namespace qs = prm::qpc_state;
+
+namespace {
+
+constexpr u32 grh_bytes = 40;
+constexpr u32 udp_bytes = 8;
+constexpr u32 rounds_per_pass = 16;   // send and receive turns in one pass
+constexpr u32 pkts_per_turn = 16;     // packets one QP sends in one turn
+constexpr u32 rx_per_turn = 64;       // packets taken from the ring in one turn
+
+qp_runtime &rt_of(tp_qp &q) { return *static_cast<qp_runtime *>(q.owner); }
+
+const u8 *dest_gid(const tp_qp &q, const void *route)
+{
+	if (q.a.st == tp_st::ud)
+		return prm::at(static_cast<const u8 *>(route), prm::av::rgid);
+	return static_cast<const qp_path *>(route)->rgid;
+}
+
+bool is_ipv4_mapped(const u8 *g)
+{
+	for (u32 i = 0; i < 10; i++)
+		if (g[i])
+			return false;
+	return g[10] == 0xff && g[11] == 0xff;
+}
+
+} // namespace
+
+u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
+{
+	data_path &d = dp_;
+	if (len > dp_ring::max_pkt || !route)
+		return nullptr;
+	u32 slot = fabric::none;
+	// A port with no address of its own answers everything itself.
+	if (d.d_.port && d.d_.port->any_roce_address() && !d.route(rt_of(q), dest_gid(q, route), &slot)) {
+		// A peer port could not be asked now: as a busy link, later.
+		d.stats_.peer_busy++;
+		d.busy_ = true;
+		d.more_ = true;
+		return nullptr;
+	}
+	if (slot == fabric::none && d.rx_.full()) {
+		d.more_ = true;
+		return nullptr;
+	}
+	slot_ = slot;
+	route_ = route;
+	len_ = len;
+	return d.tx_buf_;
+}
+
+void dp_link::tx_commit(tp_qp &q)
+{
+	data_path &d = dp_;
+	qp_runtime &rt = rt_of(q);
+	u8 grh[grh_bytes];
+	const u8 *g = nullptr;
+	const u8 *gid = dest_gid(q, route_);
+	u8 l3 = is_ipv4_mapped(gid) ? 4 : 6;
+	if (q.a.st == tp_st::ud) {
+		const u8 *av = static_cast<const u8 *>(route_);
+		const u8 *sgid = d.d_.port ? d.d_.port->roce_address(prm::get(av, prm::av::sgid_index)) : nullptr;
+		d.write_grh(av, sgid, udp_bytes + len_, grh);
+		g = grh;
+	}
+	bool sent = false;
+	if (slot_ == fabric::none) {
+		sent = d.rx_.push(d.tx_buf_, len_, g, l3);
+	} else if (slot_ != data_path::unreachable) {
+		data_path *peer = fabric::hold(slot_);
+		// The port in the slot is still the one routed to.
+		if (peer && fabric::epoch() == rt.route_epoch && peer->packet_transport_ &&
+		    peer->rx_.push(d.tx_buf_, len_, g, l3)) {
+			sent = true;
+			d.stats_.peer_requests++;
+			peer->wake_poller();
+		}
+		if (peer)
+			fabric::release(slot_);
+	}
+	// Lost as on a wire: RC's requester times out and sends it again.
+	if (!sent)
+		d.stats_.tx_lost++;
+}
+
+bool data_path::drain_rx(u64 now, u32 budget)
+{
+	u32 n = 0;
+	for (; n < budget; n++) {
+		dp_rx_pkt *p = rx_.front();
+		if (!p)
+			break;
+		stats_.rx_pkts++;
+		u32 qpn = p->len >= 8 ? load_be<u32>(p->data + 4) & 0xffffff : 0;
+		qp_runtime *rt = qpn ? d_.qps->dp_get(qpn) : nullptr;
+		if (rt && rt->tp) {
+			tp_rx_meta m;
+			m.grh = p->has_grh ? p->grh : nullptr;
+			m.l3 = p->l3;
+			engine_.receive(*rt->tp, p->data, p->len, m, now);
+		} else {
+			stats_.rx_no_qp++;
+		}
+		rx_.pop();
+	}
+	return n > 0;
+}
+
+// A QP in ERR: what the engine holds completes first (in SQ order, with
+// the receive in progress), then the WQEs it never fetched.
+void data_path::flush_tp(qp_runtime &rt)
+{
+	if (!rt.tp->in_error)
+		engine_.flush(*rt.tp);
+	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
+	flush(rt);
+}
+
+void data_path::pass_tp(u64 now)
+{
+	stats_.passes++;
+	rebuild_watch();
+	for (u32 i = 0; i < ncq_; i++)
+		d_.cqs->poll_arm(watch_cq_[i]);
+	// Keys may have changed since the last pass.
+	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
+	bool progress = true;
+	for (u32 r = 0; progress && r < rounds_per_pass; r++) {
+		progress = drain_rx(now, rx_per_turn);
+		for (u32 i = 0; i < nqp_; i++) {
+			qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+			if (!rt || !rt->tp)
+				continue;
+			if (rt->state == qs::err) {
+				flush_tp(*rt);
+				continue;
+			}
+			if (rt->state != qs::rtr && rt->state != qs::rts && rt->state != qs::sqd)
+				continue;
+			tp_qp &t = *rt->tp;
+			transport::doorbell(t);
+			engine_.tick(t, now);
+			if (engine_.send(t, now, pkts_per_turn))
+				progress = true;
+		}
+	}
+	if (progress)
+		more_ = true;
+	for (u32 i = 0; i < nqp_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;
+		if (t && t < next_timer_)
+			next_timer_ = t;
+	}
+}
+
+} // namespace scx::hca
