@@ -48,8 +48,10 @@ struct ctx {
 
 /*
  * One RDMA READ of len bytes at raddr into the middle page of dst, on a
- * fresh self-connected QP (an error leaves a QP in ERR). Returns the
- * completion status, or -1 when none came.
+ * fresh pair of QPs (an error leaves both in ERR). Two QPs, not one
+ * connected to itself: the responder's error puts its QP in ERR, which
+ * would flush the very READ that is to report it. Returns the completion
+ * status, or -1 when none came.
  */
 static int read_once(struct ctx *c, uint64_t raddr, uint32_t rkey, uint32_t len)
 {
@@ -60,21 +62,28 @@ static int read_once(struct ctx *c, uint64_t raddr, uint32_t rkey, uint32_t len)
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_qp *qp = ibv_create_qp(c->pd, &ia);
+	struct ibv_qp *peer = ibv_create_qp(c->pd, &ia);
 	struct ibv_wc wc;
 	int status = -1, n = 0;
 	time_t t0 = time(NULL);
 
-	if (!qp)
-		return -1;
+	if (!qp || !peer)
+		goto out;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	if (vt_connect_rc(qp, qp->qp_num, &c->gid, c->gidx, IBV_ACCESS_REMOTE_READ) && !ibv_post_send(qp, &wr, &bad)) {
+	if (vt_connect_rc(qp, peer->qp_num, &c->gid, c->gidx, 0) &&
+	    vt_connect_rc(peer, qp->qp_num, &c->gid, c->gidx, IBV_ACCESS_REMOTE_READ) &&
+	    !ibv_post_send(qp, &wr, &bad)) {
 		while ((n = ibv_poll_cq(c->cq, 1, &wc)) == 0 && time(NULL) - t0 < 10)
 			usleep(100);
 		if (n == 1)
 			status = wc.status;
 	}
-	ibv_destroy_qp(qp);
+out:
+	if (peer)
+		ibv_destroy_qp(peer);
+	if (qp)
+		ibv_destroy_qp(qp);
 	return status;
 }
 

@@ -275,9 +275,15 @@ kmemleak_check() {
 
 # load_softcx [params...]: the RDMA core modules softcx needs, then softcx.ko
 # from the overlay.
+# Module parameters on the kernel command line (softcx.NAME=VALUE) are
+# added, as modprobe would add them.
 load_softcx() {
+	local arg extra=()
+	for arg in $(</proc/cmdline); do
+		case $arg in softcx.*=*) extra+=("${arg#softcx.}") ;; esac
+	done
 	run_t 60 modprobe -a ib_core ib_uverbs rdma_ucm || return
-	run_t 120 insmod /harness/extra/softcx.ko "$@"
+	run_t 120 insmod /harness/extra/softcx.ko "${extra[@]}" "$@"
 }
 
 # softcx_up PREFIX [params...]: dummy0, softcx loaded (with params) and
