@@ -113,6 +113,8 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 		   s.polls, s.poll_ns);
 	seq_printf(m, "peer_requests %llu\npeer_busy %llu\n", s.peer_requests, s.peer_busy);
 	seq_printf(m, "translation_faults %llu\n", s.translation_faults);
+	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\ntx_lost %llu\nqp_visits %llu\nsweeps %llu\n",
+		   s.rx_pkts, s.rx_no_qp, s.tx_lost, s.qp_visits, s.sweeps);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
 		   atomic64_read(&kdev->uar_emulated), atomic64_read(&kdev->uar_streams));
 	seq_printf(m, "uar_traps %lld\nuar_trap_ns %lld\nuar_rearms_by_writers %lld\nuar_rearms_by_thread %lld\n",

@@ -157,6 +157,11 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->peer_requests = d.peer_requests;
 	s->peer_busy = d.peer_busy;
 	s->translation_faults = d.translation_faults;
+	s->rx_pkts = d.rx_pkts;
+	s->rx_no_qp = d.rx_no_qp;
+	s->tx_lost = d.tx_lost;
+	s->qp_visits = d.qp_visits;
+	s->sweeps = d.sweeps;
 }
 
 int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)

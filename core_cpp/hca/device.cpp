@@ -68,6 +68,9 @@ void device::execute(cmd_ctx &c)
 	if (prm::get(c.in, prm::mbox_in::uid))
 		return (void)c.fail(st::bad_param_err, synd::uid_not_supported);
 
+	qps_.collect();
+	if (c.opcode == op::create_qp)
+		qps_.prepare_create();
 	// No object the data path uses changes under a WQE in flight.
 	lock_guard dp(dp_.lock());
 	constexpr hca_state E = hca_state::enabled, I = hca_state::initialized;

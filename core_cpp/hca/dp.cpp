@@ -38,6 +38,8 @@ data_path::~data_path()
 	free_bytes(watch_qp_);
 	free_bytes(watch_cq_);
 	free_bytes(watch_err_);
+	free_bytes(active_);
+	free_bytes(timed_);
 }
 
 // slot_ changes under the lock: the data path reads it there.
@@ -71,6 +73,13 @@ void data_path::leave()
 void data_path::wake_poller()
 {
 	kick();
+	wake_rx();
+}
+
+// Packets wait in the receive ring: the poller finds them there (no
+// sweep, as a kick would make).
+void data_path::wake_rx()
+{
 	if (wake_)
 		wake_(wake_ctx_);
 }
@@ -102,8 +111,13 @@ u8 data_path::vendor_err(u8 syndrome)
 
 status data_path::set_packet_transport(bool on)
 {
-	if (on && !packet_transport_)
+	if (on && !packet_transport_) {
 		SCX_TRY(rx_.init(rx_slots));
+		active_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps_));
+		timed_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps_));
+		if (!active_ || !timed_)
+			return errc::nomem;
+	}
 	packet_transport_ = on;
 	return status::ok();
 }
@@ -123,13 +137,28 @@ u32 data_path::round(bool trapped, bool *left)
 	u64 since_us;
 	lock_guard g(lock_);
 	// Which object a doorbell names is only a hint (a later store to the
-	// same word replaces it): any doorbell means a full pass.
-	u32 rung = d_.uars->drain([](u32, u32, u64) {});
-	if (kicked_.exchange(0, mo::acq_rel))
+	// same word replaces it): the direct copy makes a full pass on any;
+	// the packet transport runs the QP named, and sweeps now and then.
+	u32 named = 0;
+	u32 rung = d_.uars->drain([&](u32, u32 off, u64 v) {
+		if (packet_transport_ && off != uar_window::watched[0]) {
+			activate_qpn((u32(v) >> 8) & 0xffffff);
+			named++;
+		}
+	});
+	// A kick names nothing (kernel queues; a trapped store that had not
+	// landed yet): the packet transport sweeps for it.
+	if (kicked_.exchange(0, mo::acq_rel)) {
 		rung++;
+		if (!named)
+			sweep_ = true;
+	}
 	stats_.doorbells += rung;
 	busy_ = false;
 	bool work = rung || more_;
+	if (packet_transport_ &&
+	    (sweep_ || now - last_sweep_ >= u64(policy_.sweep_us) * 1000 || rx_.front()))
+		work = true;
 	if (!work && now < next_timer_)
 		work = flush_due();
 	if (work || now >= next_timer_) {
@@ -203,6 +232,7 @@ void data_path::settle()
 {
 	more_ = false;
 	next_timer_ = ~0ull;
+	sweep_ = true;
 	if (packet_transport_)
 		pass_tp(scx_env_now_ns());
 	else

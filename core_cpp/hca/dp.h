@@ -72,6 +72,8 @@ struct dp_stats {
 	u64 rx_pkts;       // packets taken from the receive ring
 	u64 rx_no_qp;      // ... for no QP that could take them
 	u64 tx_lost;       // sent to an address no port has, or a full ring
+	u64 qp_visits;     // turns a QP got (named by a doorbell, a packet, a timer)
+	u64 sweeps;        // looks at every QP's doorbell record
 };
 
 class data_path;
@@ -130,6 +132,10 @@ struct dp_policy {
 	// spins would starve it).
 	u32 busy_us = 2;
 	u32 busy_max_us = 256;
+	// The packet transport visits only QPs named by doorbells, packets
+	// and timers; a doorbell store overwritten by another QP's on the
+	// same page before it was seen is found by a sweep this often.
+	u32 sweep_us = 10000;
 };
 
 class data_path {
@@ -255,6 +261,7 @@ private:
 	// The 40 bytes a UD receive starts with; l4: the UDP length.
 	void write_grh(const u8 *av, const u8 *sgid, u32 l4, u8 *grh);
 	void wake_poller();
+	void wake_rx();
 	// One event into the Q counter set of rt (this device's sets).
 	void count(const qp_runtime &rt, qc c)
 	{
@@ -295,8 +302,13 @@ private:
 	u8 wqe_[1024];
 	sg_list local_, remote_;
 
-	// The packet transport (dp_tp.cpp, dp_link.cpp).
+	// The packet transport (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
 	void pass_tp(u64 now);
+	bool visit(qp_runtime &rt, u64 now);
+	void activate(qp_runtime &rt);
+	void activate_qpn(u32 qpn);
+	void sweep(u64 now);
+	void run_timers(u64 now);
 	bool drain_rx(u64 now, u32 budget);
 	void flush_tp(qp_runtime &rt);
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
@@ -305,6 +317,16 @@ private:
 	bool fetch_again(qp_runtime &rt, u16 idx, u32 *ds);
 
 	bool packet_transport_ = false;
+	// QPs with work, in the order they got it (a FIFO of QPNs), and QPs
+	// with a timer armed; a sweep is due (a command changed QP states,
+	// a kick without a QPN) or was last made at last_sweep_.
+	u32 *active_ = nullptr;
+	u32 active_head_ = 0, active_n_ = 0;
+	u32 *timed_ = nullptr;
+	u32 ntimed_ = 0;
+	bool sweep_ = true;
+	u32 sweep_epoch_ = ~0u;
+	u64 last_sweep_ = 0;
 	dp_tp_ops tp_ops_{*this};
 	dp_link link_{*this};
 	transport engine_{tp_ops_, link_};

@@ -2,8 +2,7 @@
 // The packet transport's side of the poller: the in-kernel link that
 // carries a packet into the receive ring of the port owning its
 // destination GID (this one, or another softcx port on the fabric), the
-// receive ring drained into the engine, and a pass that runs each QP's
-// answers, retransmissions and new WQEs within a budget.
+// receive ring drained into the engine.
 #include "hca/dp.h"
 
 #include "prm/qp.h"
@@ -17,9 +16,6 @@ namespace {
 
 constexpr u32 grh_bytes = 40;
 constexpr u32 udp_bytes = 8;
-constexpr u32 rounds_per_pass = 16;   // send and receive turns in one pass
-constexpr u32 pkts_per_turn = 16;     // packets one QP sends in one turn
-constexpr u32 rx_per_turn = 64;       // packets taken from the ring in one turn
 
 qp_runtime &rt_of(tp_qp &q) { return *static_cast<qp_runtime *>(q.owner); }
 
@@ -88,7 +84,7 @@ void dp_link::tx_commit(tp_qp &q)
 		    peer->rx_.push(d.tx_buf_, len_, g, l3)) {
 			sent = true;
 			d.stats_.peer_requests++;
-			peer->wake_poller();
+			peer->wake_rx();
 		}
 		if (peer)
 			fabric::release(slot_);
@@ -129,44 +125,6 @@ void data_path::flush_tp(qp_runtime &rt)
 		engine_.flush(*rt.tp);
 	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
 	flush(rt);
-}
-
-void data_path::pass_tp(u64 now)
-{
-	stats_.passes++;
-	rebuild_watch();
-	for (u32 i = 0; i < ncq_; i++)
-		d_.cqs->poll_arm(watch_cq_[i]);
-	// Keys may have changed since the last pass.
-	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
-	bool progress = true;
-	for (u32 r = 0; progress && r < rounds_per_pass; r++) {
-		progress = drain_rx(now, rx_per_turn);
-		for (u32 i = 0; i < nqp_; i++) {
-			qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
-			if (!rt || !rt->tp)
-				continue;
-			if (rt->state == qs::err) {
-				flush_tp(*rt);
-				continue;
-			}
-			if (rt->state != qs::rtr && rt->state != qs::rts && rt->state != qs::sqd)
-				continue;
-			tp_qp &t = *rt->tp;
-			transport::doorbell(t);
-			engine_.tick(t, now);
-			if (engine_.send(t, now, pkts_per_turn))
-				progress = true;
-		}
-	}
-	if (progress)
-		more_ = true;
-	for (u32 i = 0; i < nqp_; i++) {
-		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
-		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;
-		if (t && t < next_timer_)
-			next_timer_ = t;
-	}
 }
 
 } // namespace scx::hca

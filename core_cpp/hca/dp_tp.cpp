@@ -136,12 +136,7 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 // Reads WQE idx of rt's SQ again into wqe2_.
 bool data_path::fetch_again(qp_runtime &rt, u16 idx, u32 *ds)
 {
-	u8 keep[sizeof(wqe_)];
-	copy_bytes(keep, wqe_, sizeof(wqe_));
-	bool ok = fetch_wqe(rt, idx, wqe_, ds, nullptr);
-	copy_bytes(wqe2_, wqe_, sizeof(wqe2_));
-	copy_bytes(wqe_, keep, sizeof(wqe_));
-	return ok;
+	return fetch_wqe(rt, idx, wqe2_, ds, nullptr);
 }
 
 // The local memory of wr (in wqe_ when it is being fetched, else read
@@ -505,9 +500,9 @@ void dp_tp_ops::note(tp_qp &q, tp_note n)
 	}
 }
 
-void dp_tp_ops::schedule(tp_qp &)
+void dp_tp_ops::schedule(tp_qp &q)
 {
-	dp_.more_ = true;
+	dp_.activate(rt_of(q));
 }
 
 } // namespace scx::hca

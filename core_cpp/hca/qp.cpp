@@ -293,7 +293,62 @@ status qp_table::init(const qp_deps &deps, u32 log_max_qp)
 {
 	d_ = deps;
 	SCX_TRY(lock_.init(lock_class::hca_qp));
-	return table_.init(first_qpn, (1u << log_max_qp) - first_qpn);
+	ntps_ = (1u << log_max_qp) - first_qpn;
+	tps_ = static_cast<tp_qp **>(alloc_bytes(sizeof(tp_qp *) * ntps_));
+	if (!tps_)
+		return errc::nomem;
+	return table_.init(first_qpn, ntps_);
+}
+
+qp_table::~qp_table()
+{
+	collect();
+	for (u32 i = 0; tps_ && i < ntps_; i++)
+		tp_qp_delete(tps_[i]);
+	free_bytes(tps_);
+	tp_qp_delete(spare_);
+}
+
+// Under lock_ (and the data path's spinlock, where memory is not freed).
+void qp_table::bury(tp_qp *t)
+{
+	if (!t)
+		return;
+	t->owner = graveyard_;
+	graveyard_ = t;
+}
+
+void qp_table::collect()
+{
+	tp_qp *t;
+	{
+		lock_guard g(lock_);
+		t = graveyard_;
+		graveyard_ = nullptr;
+	}
+	while (t) {
+		tp_qp *next = static_cast<tp_qp *>(t->owner);
+		tp_qp_delete(t);
+		t = next;
+	}
+}
+
+void qp_table::prepare_create()
+{
+	{
+		lock_guard g(lock_);
+		if (spare_)
+			return;
+	}
+	tp_qp *t = tp_qp_new(max_flights, 1u << hca_limits::log_max_ra);
+	{
+		lock_guard g(lock_);
+		if (!spare_) {
+			spare_ = t;
+			t = nullptr;
+		}
+	}
+	tp_qp_delete(t);
 }
 
 // As many QPs as the current log_max_qp allows (a driver may lower it with
@@ -423,10 +478,17 @@ void qp_table::create(cmd_ctx &c)
 	qp->slot = *slot;
 	qp->image_slot = *image;
 	qp->rt.pas = fw_list{};
-	u32 flights = sq_wqebbs < qp_table::max_flights ? (sq_wqebbs ? sq_wqebbs : 1) : qp_table::max_flights;
-	qp->rt.tp = tp_qp_new(flights, 1u << hca_limits::log_max_ra);
+	{
+		lock_guard g(lock_);
+		qp->rt.tp = spare_;
+		spare_ = nullptr;
+	}
 	auto undo_mem = [&] {
-		tp_qp_delete(qp->rt.tp);
+		lock_guard g(lock_);
+		if (!spare_)
+			spare_ = qp->rt.tp;
+		else
+			bury(qp->rt.tp);
 		d_.pages->free_list(qp->rt.pas);
 		d_.pages->free_slot(*image);
 		d_.pages->free_slot(*slot);
@@ -483,6 +545,14 @@ void qp_table::create(cmd_ctx &c)
 		if (qpn) {
 			rt.qpn = *qpn;
 			rt.tp->owner = &rt;
+			rt.dp_active = rt.dp_timed = 0;
+			// The window never holds more WQEs than the SQ can.
+			if (sq_wqebbs && sq_wqebbs < rt.tp->flight_cap)
+				rt.tp->flight_cap = sq_wqebbs;
+			u32 i = *qpn - first_qpn;
+			// Left by a QP whose pages were forgotten (DISABLE_HCA).
+			bury(tps_[i]);
+			tps_[i] = rt.tp;
 			rt.tp->a.qpn = *qpn;
 			epoch_++;
 		}
@@ -677,7 +747,12 @@ void qp_table::free_qp(qp_ctx *q)
 	d_.uars->unref(rt.uar);
 	fw_list pas = rt.pas;
 	u32 image = q->image_slot, slot = q->slot;
-	tp_qp_delete(rt.tp);
+	{
+		lock_guard g(lock_);
+		if (rt.qpn - first_qpn < ntps_ && tps_[rt.qpn - first_qpn] == rt.tp)
+			tps_[rt.qpn - first_qpn] = nullptr;
+		bury(rt.tp);
+	}
 	d_.pages->free_list(pas);
 	d_.pages->free_slot(image);
 	d_.pages->free_slot(slot);

@@ -132,6 +132,9 @@ struct qp_runtime {
 
 	// Its packet transport state (tp.h), synced by the transitions.
 	tp_qp *tp;
+	// On the data path's list of QPs with work / of QPs with a timer.
+	u8 dp_active;
+	u8 dp_timed;
 };
 
 struct qp_ctx {
@@ -157,11 +160,19 @@ public:
 	static constexpr u32 first_qpn = 2; // QP0 and QP1 are the special QPs
 
 	qp_table() = default;
+	~qp_table();
 	qp_table(const qp_table &) = delete;
 	qp_table &operator=(const qp_table &) = delete;
 
 	status init(const qp_deps &deps, u32 log_max_qp);
 
+	// Before a CREATE_QP, in process context with no hca lock held: the
+	// transport state it will need (create runs under the data path's
+	// spinlock, where nothing may sleep).
+	void prepare_create();
+	// In process context: frees what destroyed QPs left (the transport
+	// state is freed here, never under a spinlock).
+	void collect();
 	void create(cmd_ctx &c);
 	// Every transition opcode (c.opcode says which).
 	void modify(cmd_ctx &c);
@@ -215,6 +226,14 @@ private:
 	u32 state_epoch_ = 0;
 	spinlock lock_;
 	obj_table<qp_ctx> table_;
+	// The transport state of each QP by QPN, and one ready for the next
+	// CREATE_QP. Heap memory, not firmware pages: whatever a reset of the
+	// pages forgets is still freed here, at the latest with the table.
+	tp_qp **tps_ = nullptr;
+	u32 ntps_ = 0;
+	tp_qp *spare_ = nullptr;
+	tp_qp *graveyard_ = nullptr;   // linked through owner
+	void bury(tp_qp *t);
 };
 
 } // namespace scx::hca

@@ -46,6 +46,8 @@ void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hc
 	hp.raise_irq = M::raise;
 	// The whole suite runs again with the packet transport (make host-test).
 	hp.packet_transport = packet_transport();
+	if constexpr (requires { m->want_packet_transport; })
+		hp.packet_transport = hp.packet_transport || m->want_packet_transport;
 	ASSERT_EQ(scx_hca_create(&hp, hca), 0);
 	scx_drv_params dp{};
 	dp.name = name;
@@ -98,6 +100,8 @@ class CMachine : public ::testing::Test {
 
 protected:
 	void SetUp() override { baseline_ = host_env::live_allocations(); }
+	// This fixture's tests are of the packet transport alone.
+	bool want_packet_transport = false;
 	void TearDown() override
 	{
 		if (drv)

@@ -755,3 +755,68 @@ TEST_F(Dp, QpBufferMayStartInsideItsFirstPage)
 	make_qp(SCX_QPT_RC, c, c);
 	EXPECT_EQ(qp_create_rc, -EINVAL);
 }
+
+// What only the packet transport does: it runs the QPs a doorbell, a
+// packet or a timer names, never every QP.
+class DpSched : public Dp {
+protected:
+	void SetUp() override
+	{
+		want_packet_transport = true;
+		Dp::SetUp();
+	}
+
+	// QP turns the data path gives n SENDs from a to b, each pumped to
+	// its completions.
+	u64 visits_for(pair_t &p, mr_t &dst, int n)
+	{
+		u64 before = dp_stats().qp_visits;
+		for (int i = 0; i < n; i++) {
+			post_recv(*p.b, {{dst.va(), 64, dst.key}});
+			post_send(*p.a, op::send, wqe_b().inl("ping", 4));
+			pump();
+			EXPECT_EQ(drain(*p.br).size(), 1u);
+			EXPECT_EQ(drain(*p.as).size(), 1u);
+		}
+		return dp_stats().qp_visits - before;
+	}
+};
+
+TEST_F(DpSched, AMessageCostsTheSameTurnsWithOrWithoutIdleQps)
+{
+	pair_t p = pair();
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	u64 alone = visits_for(p, dst, 20);
+	EXPECT_GT(alone, 0u);
+	// 300 idle QPs in RTS, connected to each other, nothing posted.
+	cq_t &cq = make_cq();
+	std::vector<qp_t *> idle;
+	for (int i = 0; i < 300; i++)
+		idle.push_back(&make_qp(SCX_QPT_RC, cq, cq, 0, 4, 4));
+	for (size_t i = 0; i < idle.size(); i++)
+		bring_up(*idle[i], idle[i ^ 1]->qpn, rc_opts{});
+	pump();
+	u64 crowded = visits_for(p, dst, 20);
+	EXPECT_EQ(crowded, alone);
+}
+
+// A doorbell store another QP's store replaced before the device saw it:
+// the send queue moved all the same, and the sweep finds it.
+TEST_F(DpSched, ASendWhoseDoorbellWasLostIsFoundByTheSweep)
+{
+	pair_t p = pair();
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	post_recv(*p.b, {{dst.va(), 64, dst.key}});
+	u64 sweeps = dp_stats().sweeps;
+	send_opts so;
+	so.ring = false;
+	post_send(*p.a, op::send, wqe_b().inl("lost", 4), so);
+	std::vector<cqe_t> got;
+	ASSERT_TRUE(pump_until([&] {
+		auto c = drain(*p.br);
+		got.insert(got.end(), c.begin(), c.end());
+		return !got.empty();
+	}));
+	EXPECT_EQ(std::memcmp(dst.cpu(), "lost", 4), 0);
+	EXPECT_GT(dp_stats().sweeps, sweeps);
+}

@@ -110,6 +110,12 @@ struct scx_hca_dp_stats {
 	uint64_t peer_requests; /* answered by another port on the fabric */
 	uint64_t peer_busy;     /* put off: that port was busy */
 	uint64_t translation_faults; /* accesses past a key's given MTT entries */
+	/* The packet transport (packet_transport). */
+	uint64_t rx_pkts;       /* packets taken from the port's receive ring */
+	uint64_t rx_no_qp;      /* ... for no QP */
+	uint64_t tx_lost;       /* sent where no port is, or into a full ring */
+	uint64_t qp_visits;     /* turns QPs got: named by doorbells, packets, timers */
+	uint64_t sweeps;        /* looks at every QP's doorbell record */
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
 

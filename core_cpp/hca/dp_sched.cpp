@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+// Which QPs the packet transport runs, and when: a QP gets a turn when a
+// doorbell names it, a packet for it arrives, the engine has more for it
+// to send, or its timer is due — never because it exists. Idle QPs cost
+// nothing but the sweep, which reads each one's doorbell record now and
+// then for a doorbell store that a later store on the same UAR word
+// replaced before it was seen.
+#include "hca/dp.h"
+
+#include "prm/qp.h"
+
+namespace scx::hca {
+
+namespace qs = prm::qpc_state;
+
+namespace {
+
+constexpr u32 rounds_per_pass = 16;   // send and receive turns in one pass
+constexpr u32 pkts_per_turn = 16;     // packets one QP sends in one turn
+constexpr u32 rx_per_turn = 64;       // packets taken from the ring in one turn
+
+bool sends(const qp_runtime &rt) { return rt.state == qs::rts || rt.state == qs::sqd; }
+
+} // namespace
+
+void data_path::activate(qp_runtime &rt)
+{
+	more_ = true;
+	if (rt.dp_active)
+		return;
+	if (active_n_ == max_qps_) {
+		sweep_ = true;   // cannot happen: each live QP is listed once
+		return;
+	}
+	rt.dp_active = 1;
+	active_[(active_head_ + active_n_++) % max_qps_] = rt.qpn;
+}
+
+void data_path::activate_qpn(u32 qpn)
+{
+	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (rt)
+		activate(*rt);
+}
+
+// Every QP whose send queue moved without a doorbell seen for it.
+void data_path::sweep(u64 now)
+{
+	sweep_ = false;
+	last_sweep_ = now;
+	stats_.sweeps++;
+	for (u32 i = 0; i < nqp_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
+		u32 v;
+		if (rt && sends(*rt) &&
+		    read_dbr(rt->dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v) && u16(v) != rt->sq_ci)
+			activate(*rt);
+	}
+}
+
+// QPs whose timer is due get a turn; those with none leave the list.
+void data_path::run_timers(u64 now)
+{
+	for (u32 i = 0; i < ntimed_;) {
+		qp_runtime *rt = d_.qps->dp_get(timed_[i]);
+		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;
+		if (!t) {
+			if (rt)
+				rt->dp_timed = 0;
+			timed_[i] = timed_[--ntimed_];
+			continue;
+		}
+		if (t <= now)
+			activate(*rt);
+		i++;
+	}
+}
+
+// One turn of rt: its answers, retransmissions and new WQEs, up to a
+// budget. true if it sent something.
+bool data_path::visit(qp_runtime &rt, u64 now)
+{
+	stats_.qp_visits++;
+	if (!rt.tp)
+		return false;
+	if (rt.state == qs::err) {
+		flush_tp(rt);
+		return false;
+	}
+	if (!sends(rt) && rt.state != qs::rtr)
+		return false;
+	tp_qp &t = *rt.tp;
+	transport::doorbell(t);
+	engine_.tick(t, now);
+	bool sent = engine_.send(t, now, pkts_per_turn) != 0;
+	if (!t.in_error && transport::has_tx(t, now))
+		activate(rt);
+	if (!rt.dp_timed && transport::next_timer(t) && ntimed_ < max_qps_) {
+		rt.dp_timed = 1;
+		timed_[ntimed_++] = rt.qpn;
+	}
+	return sent;
+}
+
+void data_path::pass_tp(u64 now)
+{
+	stats_.passes++;
+	rebuild_watch();
+	for (u32 i = 0; i < ncq_; i++)
+		d_.cqs->poll_arm(watch_cq_[i]);
+	// Keys may have changed since the last pass.
+	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
+	// A command moved QPs (to RTS with WQEs posted before, to ERR).
+	if (sweep_epoch_ != d_.qps->state_epoch()) {
+		sweep_epoch_ = d_.qps->state_epoch();
+		sweep_ = true;
+	}
+	if (sweep_ || now - last_sweep_ >= u64(policy_.sweep_us) * 1000)
+		sweep(now);
+	for (u32 i = 0; i < nerr_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
+		if (rt && rt->state == qs::err && rt->tp)
+			flush_tp(*rt);
+	}
+	run_timers(now);
+	bool progress = true;
+	for (u32 r = 0; r < rounds_per_pass && (progress || active_n_); r++) {
+		progress = drain_rx(now, rx_per_turn);
+		// The QPs listed now; what a turn lists again waits its turn.
+		for (u32 n = active_n_; n; n--) {
+			u32 qpn = active_[active_head_];
+			active_head_ = (active_head_ + 1) % max_qps_;
+			active_n_--;
+			qp_runtime *rt = d_.qps->dp_get(qpn);
+			if (!rt || !rt->dp_active)
+				continue;
+			rt->dp_active = 0;
+			if (visit(*rt, now))
+				progress = true;
+		}
+	}
+	more_ = progress || active_n_;
+	for (u32 i = 0; i < ntimed_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(timed_[i]);
+		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;
+		if (t && t < next_timer_)
+			next_timer_ = t;
+	}
+}
+
+} // namespace scx::hca
