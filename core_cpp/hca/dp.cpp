@@ -156,12 +156,15 @@ u32 data_path::round(bool trapped, bool *left)
 	stats_.doorbells += rung;
 	busy_ = false;
 	bool work = rung || more_;
-	if (packet_transport_ &&
-	    (sweep_ || now - last_sweep_ >= u64(policy_.sweep_us) * 1000 || rx_.front()))
+	if (packet_transport_ && (sweep_ || rx_.front()))
 		work = true;
 	if (!work && now < next_timer_)
 		work = flush_due();
-	if (work || now >= next_timer_) {
+	// A sweep that is merely due is not activity: the poller keeps
+	// backing off unless it finds a QP to run.
+	bool sweep_due = packet_transport_ && now - last_sweep_ >= u64(policy_.sweep_us) * 1000;
+	u64 visits = stats_.qp_visits;
+	if (work || sweep_due || now >= next_timer_) {
 		more_ = false;
 		next_timer_ = ~0ull;
 		if (packet_transport_)
@@ -169,6 +172,8 @@ u32 data_path::round(bool trapped, bool *left)
 		else
 			pass(now);
 	}
+	if (stats_.qp_visits != visits)
+		work = true;
 	more = more_;
 	timer = next_timer_;
 	if (left)
