@@ -16,7 +16,20 @@ softcx_up iommu
 gidx=$GIDX
 dbg=/sys/kernel/debug/softcx/$dev
 read_iommu() { local k v; while read -r k v; do [ "$k" = "$1" ] && echo "$v"; done <$dbg/iommu; }
-base_maps=$(read_iommu mappings)
+# The firmware pages the device asks for after INIT_HCA are given (and
+# mapped) asynchronously: the baseline is taken once the count has held
+# still for a second (at most 20 s), or it races with them.
+base_maps=$(read_iommu mappings) still=0
+for _ in $(seq 100); do
+	sleep 0.2
+	now=$(read_iommu mappings)
+	if [ "$now" = "$base_maps" ]; then
+		still=$((still + 1))
+		[ $still -ge 5 ] && break
+	else
+		base_maps=$now still=0
+	fi
+done
 base_pages=$(read_iommu mapped_pages)
 
 run_program iommu_bug 300 "$bin" -d $dev -g "$gidx" -D $dbg
