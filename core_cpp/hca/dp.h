@@ -312,8 +312,9 @@ private:
 	bool drain_rx(u64 now, u32 budget);
 	void flush_tp(qp_runtime &rt);
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
-	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl);
+	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len);
 	bool recv_list(qp_runtime &rt, u32 handle);
+	bool resolve_remote(qp_runtime &rt, u32 rkey, u8 access, u64 va, u32 len);
 	bool fetch_again(qp_runtime &rt, u16 idx, u32 *ds);
 
 	bool packet_transport_ = false;

@@ -117,10 +117,11 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 	// The list is resolved now only to check it; every packet resolves
 	// it again (a key may go away while the WQE is in flight).
 	const u8 *inl = nullptr;
-	u8 s = wr_list(rt, *wr, &inl);
+	u32 inl_len = 0;
+	u8 s = wr_list(rt, *wr, &inl, &inl_len);
 	if (s)
 		return s;
-	u64 len = inl ? wr->len : wr_l_.total;
+	u64 len = inl ? inl_len : wr_l_.total;
 	if (len > (u64(1) << 31))
 		return sy::local_length_err;
 	wr->len = u32(len);
@@ -141,8 +142,8 @@ bool data_path::fetch_again(qp_runtime &rt, u16 idx, u32 *ds)
 
 // The local memory of wr (in wqe_ when it is being fetched, else read
 // again from the SQ): its gather/scatter list in wr_l_, or its inline
-// bytes at *inl (wr->len set). 0 or the error syndrome.
-u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl)
+// bytes at *inl (*inl_len of them). 0 or the error syndrome.
+u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len)
 {
 	// Resolved already in this pass (no key changes under the lock).
 	*inl = nullptr;
@@ -175,7 +176,7 @@ u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl)
 			if (need || *inl || wr_l_.n || pos + prm::wqe_inline_seg::header_bytes + len > end)
 				return sy::local_qp_op_err;
 			*inl = s + prm::wqe_inline_seg::header_bytes;
-			const_cast<tp_send_wr &>(wr).len = len;
+			*inl_len = len;
 			pos += (prm::wqe_inline_seg::header_bytes + len + 15) & ~15u;
 			continue;
 		}
@@ -194,6 +195,14 @@ u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl)
 		list_idx_ = wr.index;
 	}
 	return 0;
+}
+
+// [va, va + len) under the responder's key, checked, into remote_.
+bool data_path::resolve_remote(qp_runtime &rt, u32 rkey, u8 access, u64 va, u32 len)
+{
+	remote_.n = 0;
+	remote_.total = 0;
+	return mem_.add(remote_, rkey, rt.pd, access, va, len, rt.qpn) == mem_fault::none;
 }
 
 tp_fetch dp_tp_ops::fetch_wqe(tp_qp &q, tp_send_wr *wr)
@@ -240,10 +249,11 @@ bool dp_tp_ops::gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len
 	data_path &d = dp_;
 	qp_runtime &rt = rt_of(q);
 	const u8 *inl = nullptr;
-	if (d.wr_list(rt, wr, &inl))
+	u32 inl_len = 0;
+	if (d.wr_list(rt, wr, &inl, &inl_len))
 		return false;
 	if (inl) {
-		if (u64(off) + len > wr.len)
+		if (u64(off) + len > inl_len)
 			return false;
 		copy_bytes(dst, inl + off, len);
 		return true;
@@ -255,7 +265,8 @@ bool dp_tp_ops::scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, 
 {
 	data_path &d = dp_;
 	const u8 *inl = nullptr;
-	if (d.wr_list(rt_of(q), wr, &inl) || inl)
+	u32 inl_len = 0;
+	if (d.wr_list(rt_of(q), wr, &inl, &inl_len) || inl)
 		return false;
 	return d.mem_.write(d.wr_l_, off, src, len);
 }
@@ -382,9 +393,7 @@ u8 dp_tp_ops::remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access)
 		need = mkey_access::atomic;
 		allowed = rt.access & qp_access::remote_atomic;
 	}
-	d.remote_.n = 0;
-	d.remote_.total = 0;
-	if (!allowed || d.mem_.add(d.remote_, rkey, rt.pd, need, va, len, rt.qpn) != mem_fault::none)
+	if (!allowed || !d.resolve_remote(rt, rkey, need, va, len))
 		return ae::remote_access;
 	return 0;
 }
@@ -393,10 +402,7 @@ u8 dp_tp_ops::remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len)
 {
 	data_path &d = dp_;
 	qp_runtime &rt = rt_of(q);
-	d.remote_.n = 0;
-	d.remote_.total = 0;
-	if (d.mem_.add(d.remote_, rkey, rt.pd, mkey_access::remote_write, va, len, rt.qpn) != mem_fault::none ||
-	    !d.mem_.write(d.remote_, 0, src, len))
+	if (!d.resolve_remote(rt, rkey, mkey_access::remote_write, va, len) || !d.mem_.write(d.remote_, 0, src, len))
 		return ae::remote_access;
 	return 0;
 }
@@ -405,10 +411,7 @@ u8 dp_tp_ops::remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len)
 {
 	data_path &d = dp_;
 	qp_runtime &rt = rt_of(q);
-	d.remote_.n = 0;
-	d.remote_.total = 0;
-	if (d.mem_.add(d.remote_, rkey, rt.pd, mkey_access::remote_read, va, len, rt.qpn) != mem_fault::none ||
-	    !d.mem_.read(dst, d.remote_, 0, len))
+	if (!d.resolve_remote(rt, rkey, mkey_access::remote_read, va, len) || !d.mem_.read(dst, d.remote_, 0, len))
 		return ae::remote_access;
 	return 0;
 }
@@ -417,9 +420,7 @@ u8 dp_tp_ops::remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig)
 {
 	data_path &d = dp_;
 	qp_runtime &rt = rt_of(q);
-	d.remote_.n = 0;
-	d.remote_.total = 0;
-	if (d.mem_.add(d.remote_, h.rkey, rt.pd, mkey_access::atomic, h.va, 8, rt.qpn) != mem_fault::none)
+	if (!d.resolve_remote(rt, h.rkey, mkey_access::atomic, h.va, 8))
 		return ae::remote_access;
 	u32 n;
 	u64 *p = reinterpret_cast<u64 *>(d.mem_.map(d.remote_.seg[0], 0, 8, &n));
