@@ -125,6 +125,24 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(scx_dp);
 
+/* The RoCEv2 link on the netdev: frames each way, and what was dropped. */
+static int scx_wire_show(struct seq_file *m, void *unused)
+{
+	struct scx_kdev *kdev = m->private;
+	struct scx_hca_wire_stats s;
+
+	scx_hca_get_wire_stats(kdev->hca, &s);
+	seq_printf(m, "tx_frames %llu\ntx_bytes %llu\ntx_drops %lld\nrx_frames %llu\nrx_bytes %llu\n",
+		   s.tx_frames, s.tx_bytes, atomic64_read(&kdev->wire_tx_drops), s.rx_frames,
+		   s.rx_bytes);
+	seq_printf(m, "rx_bad_ip %llu\nrx_bad_udp %llu\nrx_bad_icrc %llu\nrx_ring_full %llu\nrx_unusable %lld\n",
+		   s.rx_bad_ip, s.rx_bad_udp, s.rx_bad_icrc, s.rx_ring_full,
+		   atomic64_read(&kdev->wire_rx_unusable));
+	seq_printf(m, "rx_handler %s\n", kdev->wire_rx_on ? "on" : "off");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scx_wire);
+
 /* The function's IOMMU domain: what its hca may reach, and what it was refused. */
 static int scx_iommu_show(struct seq_file *m, void *unused)
 {
@@ -419,6 +437,7 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("nop", 0200, d, kdev, &scx_nop_fops);
 	debugfs_create_file("objects", 0444, d, kdev, &scx_objects_fops);
 	debugfs_create_file("dp", 0444, d, kdev, &scx_dp_fops);
+	debugfs_create_file("wire", 0444, d, kdev, &scx_wire_fops);
 	debugfs_create_file("iommu", 0444, d, kdev, &scx_iommu_fops);
 	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

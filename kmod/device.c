@@ -164,6 +164,11 @@ static void scx_dp_wake(struct scx_kdev *kdev)
 	wake_up_process(kdev->dp_thread);
 }
 
+void scx_kdev_wake(struct scx_kdev *kdev)
+{
+	scx_dp_wake(kdev);
+}
+
 /* A peer port's request left work for this port's poller. */
 static void scx_dp_wake_peer(void *ctx)
 {
@@ -174,6 +179,7 @@ u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
 	if (scx_hca_uar_store(kdev->hca))
 		scx_dp_wake(kdev);
+	scx_wire_flush(kdev);
 	return scx_hca_uar_stores(kdev->hca, uar);
 }
 
@@ -229,6 +235,7 @@ static int scx_dp_thread(void *arg)
 		atomic_set(&kdev->dp_woken, 0);
 		scx_dp_run_deferred(kdev, &waiting);
 		us = scx_hca_poll(kdev->hca);
+		scx_wire_flush(kdev);
 		if (!us) {
 			cond_resched();
 			continue;
@@ -281,6 +288,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		return ERR_PTR(-ENOMEM);
 	strscpy(kdev->name, name, sizeof(kdev->name));
 	init_llist_head(&kdev->dp_deferred);
+	skb_queue_head_init(&kdev->wire_txq);
 	kdev->num_vectors = clamp_t(unsigned int, p->num_comp_eqs, 1, SCX_MAX_VECTORS - 1) + 1;
 	for (i = 0; i < kdev->num_vectors - 1; i++) {
 		tasklet_setup(&kdev->tasklets[i].t, scx_tasklet);
@@ -371,6 +379,7 @@ void scx_kdev_destroy(struct scx_kdev *kdev)
 	unsigned int i;
 
 	debugfs_remove_recursive(kdev->debugfs);
+	scx_wire_detach(kdev);
 	cancel_delayed_work_sync(&kdev->health_work);
 	/* Peers stop waking the thread before it goes. */
 	scx_hca_leave_fabric(kdev->hca);

@@ -6,6 +6,7 @@
 #include <linux/workqueue.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/skbuff.h>
 
 struct scx_hca;
 struct scx_drv;
@@ -95,6 +96,12 @@ struct scx_kdev {
 	atomic_t bug_short_list;	/* one entry fewer than the region needs */
 	struct scx_vector vectors[SCX_MAX_VECTORS];
 	struct scx_comp_tasklet tasklets[SCX_MAX_VECTORS - 1];
+	/* The RoCEv2 link (wire.c): frames to send, the netdev they go to */
+	struct net_device *wire_ndev;
+	bool wire_rx_on;		/* our rx handler is on it (rtnl) */
+	struct sk_buff_head wire_txq;
+	atomic64_t wire_tx_drops;	/* the queue was full, or no memory */
+	atomic64_t wire_rx_unusable;	/* could not be made contiguous */
 };
 
 struct scx_kdev_params {
@@ -135,6 +142,21 @@ struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar);
  */
 u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar);
 u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar);
+/* The data-path thread must poll again now (any context). */
+void scx_kdev_wake(struct scx_kdev *kdev);
+
+/*
+ * The RoCEv2 link on netdev ndev (wire.c). Attach once the function is up
+ * (takes rtnl); netdev_gone under rtnl when ndev unregisters; detach
+ * before the function goes. Flush hands queued frames to the netdev
+ * (process context, no locks).
+ */
+struct net_device;
+int scx_wire_attach(struct scx_kdev *kdev, struct net_device *ndev);
+void scx_wire_netdev_gone(struct scx_kdev *kdev);
+void scx_wire_detach(struct scx_kdev *kdev);
+void scx_wire_flush(struct scx_kdev *kdev);
+
 /* Stores will land in a UAR page untrapped: the poller must poll closely. */
 void scx_kdev_dp_stream(struct scx_kdev *kdev);
 /*

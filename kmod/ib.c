@@ -504,6 +504,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 		goto err_put;
 	}
 	sdev->kdev->recoveries = recoveries;
+	scx_wire_attach(sdev->kdev, ndev);
 	scx_debugfs_add(sdev->kdev, scx_debugfs_root());
 	err = scx_verbs_query_device(sdev->kdev->drv, &a);
 	if (err)
@@ -572,6 +573,7 @@ static int scx_netdev_event(struct notifier_block *nb, unsigned long event, void
 			}
 			break;
 		case NETDEV_UNREGISTER:
+			scx_wire_netdev_gone(sdev->kdev);
 			ib_unregister_device_queued(&sdev->ib);
 			break;
 		}

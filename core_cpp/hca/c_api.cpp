@@ -171,6 +171,33 @@ int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)
 
 void scx_hca_leave_fabric(struct scx_hca *hca) { hca->dev.dp().leave(); }
 
+void scx_hca_attach_wire(struct scx_hca *hca, void (*xmit)(void *ctx, const void *frame, uint32_t len),
+			 void *ctx)
+{
+	// The frame is bytes either way; only the pointer type differs.
+	hca->dev.dp().attach_wire(reinterpret_cast<hca::wire_xmit_fn>(xmit), ctx);
+}
+
+void scx_hca_detach_wire(struct scx_hca *hca) { hca->dev.dp().detach_wire(); }
+
+bool scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len)
+{
+	return hca->dev.dp().wire_rx(static_cast<const u8 *>(frame), len);
+}
+
+void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s)
+{
+	hca::dp_wire_stats w = hca->dev.dp().wire_stats();
+	s->tx_frames = w.tx_frames;
+	s->tx_bytes = w.tx_bytes;
+	s->rx_frames = w.rx_frames;
+	s->rx_bytes = w.rx_bytes;
+	s->rx_bad_ip = w.rx_bad_ip;
+	s->rx_bad_udp = w.rx_bad_udp;
+	s->rx_bad_icrc = w.rx_bad_icrc;
+	s->rx_ring_full = w.rx_ring_full;
+}
+
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
 {
 	info->state = u32(hca->dev.state());

@@ -76,6 +76,20 @@ struct dp_stats {
 	u64 sweeps;        // looks at every QP's doorbell record
 };
 
+// The RoCEv2 link on the port's netdev (dp_wire.cpp).
+struct dp_wire_stats {
+	u64 tx_frames, tx_bytes;
+	u64 rx_frames, rx_bytes;    // taken for this port's data path
+	u64 rx_bad_ip;              // dropped: IP header (checksum, length, fragment)
+	u64 rx_bad_udp;             // dropped: UDP length, or too short for BTH and ICRC
+	u64 rx_bad_icrc;            // dropped: ICRC
+	u64 rx_ring_full;           // dropped: the data path is behind
+};
+
+// Hands a whole Ethernet frame to the netdev: called with locks held, so
+// it copies and never sleeps.
+using wire_xmit_fn = void (*)(void *ctx, const u8 *frame, u32 len);
+
 class data_path;
 
 // The data path's side of the transport engine: WQEs, memory, receive
@@ -113,10 +127,17 @@ public:
 	u8 *tx_begin(tp_qp &q, const void *route, u32 len) override;
 	void tx_commit(tp_qp &q) override;
 
+	// Bytes before the IB part in data_path::tx_buf_: room for the
+	// widest RoCEv2 headers (Ethernet, IPv6, UDP).
+	static constexpr u32 wire_room = 14 + 40 + 8;
+
 private:
+	void wire_commit(tp_qp &q);
+
 	data_path &dp_;
 	u32 len_ = 0;
 	u32 slot_ = 0;            // where tx_begin routed the packet
+	bool wire_ = false;       // ... onto the netdev
 	const void *route_ = nullptr;
 };
 
@@ -185,6 +206,18 @@ public:
 	u32 uar_stores(u32 uar);
 
 	dp_stats stats();
+
+	// The RoCEv2 link (dp_wire.cpp). Once attached, what no softcx port
+	// of this kernel owns goes to xmit; detach() returns once no xmit
+	// call is running or can start.
+	void attach_wire(wire_xmit_fn xmit, void *ctx);
+	void detach_wire() { attach_wire(nullptr, nullptr); }
+	// A frame from the netdev, from its Ethernet header (any context,
+	// e.g. the receive softirq; it only queues). false: not a RoCEv2
+	// packet for this port, the host stack's. true: taken, or dropped and
+	// counted.
+	bool wire_rx(const u8 *frame, u32 len);
+	dp_wire_stats wire_stats() const;
 
 	// vendor_err_synd values a ConnectX reports with each syndrome.
 	static u8 vendor_err(u8 syndrome);
@@ -340,7 +373,17 @@ private:
 	// Which WQE wqe_ holds (the one being fetched).
 	u32 wqe_qpn_ = ~0u, wqe_idx_ = 0;
 	u8 wqe2_[1024];
-	u8 tx_buf_[dp_ring::max_pkt];
+	u8 tx_buf_[dp_link::wire_room + dp_ring::max_pkt];
+
+	// The RoCEv2 link: xmit is set and read under lock_; the counters
+	// are kept by the receive softirq too.
+	wire_xmit_fn wire_xmit_ = nullptr;
+	void *wire_ctx_ = nullptr;
+	u16 wire_ip_id_ = 0;
+	struct {
+		atomic<u64> rx_frames, rx_bytes, rx_bad_ip, rx_bad_udp, rx_bad_icrc, rx_ring_full;
+	} wire_rx_{};
+	u64 wire_tx_frames_ = 0, wire_tx_bytes_ = 0;
 };
 
 } // namespace scx::hca

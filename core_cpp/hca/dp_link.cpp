@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // The packet transport's side of the poller: the in-kernel link that
 // carries a packet into the receive ring of the port owning its
-// destination GID (this one, or another softcx port on the fabric), the
-// receive ring drained into the engine.
+// destination GID (this one, or another softcx port on the fabric) or, for
+// an address no port here has, onto the netdev (dp_wire.cpp); the receive
+// ring drained into the engine.
 #include "hca/dp.h"
 
 #include "prm/qp.h"
@@ -54,16 +55,23 @@ u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 		d.more_ = true;
 		return nullptr;
 	}
+	// No softcx port here has it: the netdev's, if the port has one.
+	wire_ = slot == data_path::unreachable && d.wire_xmit_;
 	slot_ = slot;
 	route_ = route;
 	len_ = len;
-	return d.tx_buf_;
+	return d.tx_buf_ + wire_room;
 }
 
 void dp_link::tx_commit(tp_qp &q)
 {
 	data_path &d = dp_;
+	if (wire_) {
+		wire_commit(q);
+		return;
+	}
 	qp_runtime &rt = rt_of(q);
+	const u8 *pkt = d.tx_buf_ + wire_room;
 	u8 grh[grh_bytes];
 	const u8 *g = nullptr;
 	const u8 *gid = dest_gid(q, route_);
@@ -76,12 +84,12 @@ void dp_link::tx_commit(tp_qp &q)
 	}
 	bool sent = false;
 	if (slot_ == fabric::none) {
-		sent = d.rx_.push(d.tx_buf_, len_, g, l3);
+		sent = d.rx_.push(pkt, len_, g, l3);
 	} else if (slot_ != data_path::unreachable) {
 		data_path *peer = fabric::hold(slot_);
 		// The port in the slot is still the one routed to.
 		if (peer && fabric::epoch() == rt.route_epoch && peer->packet_transport_ &&
-		    peer->rx_.push(d.tx_buf_, len_, g, l3)) {
+		    peer->rx_.push(pkt, len_, g, l3)) {
 			sent = true;
 			d.stats_.peer_requests++;
 			peer->wake_rx();

@@ -64,10 +64,6 @@ u32 parse_ipv4(const u8 *h, u32 avail, roce_rx *rx)
 	if (tot > avail || tot < wire::ipv4::size_bytes + wire::udp::size_bytes ||
 	    prm::get(h, wire::ipv4::mf) || prm::get(h, wire::ipv4::frag_off))
 		return 0;
-	copy_bytes(rx->sgid, v4_mapped_prefix, 12);
-	copy_bytes(rx->dgid, v4_mapped_prefix, 12);
-	copy_bytes(rx->sgid + 12, h + wire::ipv4::saddr.byte_off, 4);
-	copy_bytes(rx->dgid + 12, h + wire::ipv4::daddr.byte_off, 4);
 	rx->tclass = u8(prm::get(h, wire::ipv4::tos));
 	rx->hop_limit = u8(prm::get(h, wire::ipv4::ttl));
 	return tot - wire::ipv4::size_bytes;
@@ -80,12 +76,24 @@ u32 parse_ipv6(const u8 *h, u32 avail, roce_rx *rx)
 	u32 pl = prm::get(h, wire::ipv6::payload_len);
 	if (pl > avail - wire::ipv6::size_bytes || pl < wire::udp::size_bytes)
 		return 0;
-	copy_bytes(rx->sgid, prm::at(h, wire::ipv6::saddr), 16);
-	copy_bytes(rx->dgid, prm::at(h, wire::ipv6::daddr), 16);
 	rx->tclass = u8(prm::get(h, wire::ipv6::tclass));
 	rx->flow_label = prm::get(h, wire::ipv6::flow_label);
 	rx->hop_limit = u8(prm::get(h, wire::ipv6::hop_limit));
 	return pl;
+}
+
+// The addresses as GIDs, from a header known to be long enough.
+void parse_addrs(const u8 *h, bool v6, roce_rx *rx)
+{
+	if (v6) {
+		copy_bytes(rx->sgid, prm::at(h, wire::ipv6::saddr), 16);
+		copy_bytes(rx->dgid, prm::at(h, wire::ipv6::daddr), 16);
+		return;
+	}
+	copy_bytes(rx->sgid, v4_mapped_prefix, 12);
+	copy_bytes(rx->dgid, v4_mapped_prefix, 12);
+	copy_bytes(rx->sgid + 12, h + wire::ipv4::saddr.byte_off, 4);
+	copy_bytes(rx->dgid + 12, h + wire::ipv4::daddr.byte_off, 4);
 }
 
 // Next header of an IPv6 packet, or the protocol of an IPv4 one.
@@ -170,6 +178,7 @@ roce_rx_verdict roce_frame_parse(const u8 *frame, u32 len, roce_rx *rx)
 	if (iphl < ipv4_hlen || avail < iphl + udp_hlen ||
 	    prm::get(l3 + iphl, wire::udp::dport) != wire::roce::udp_dport)
 		return roce_rx_verdict::not_roce;
+	parse_addrs(l3, rx->v6, rx);
 	u32 udp_len = rx->v6 ? parse_ipv6(l3, avail, rx) : parse_ipv4(l3, avail, rx);
 	if (!udp_len)
 		return roce_rx_verdict::bad_ip;

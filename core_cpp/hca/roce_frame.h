@@ -62,7 +62,9 @@ struct roce_rx {
 	const u8 *ib = nullptr;  // the BTH
 	u32 ib_len = 0;          // BTH .. ICRC inclusive
 	u8 smac[6];
-	u8 sgid[16], dgid[16];   // IPv4 addresses as mapped GIDs
+	// IPv4 addresses as mapped GIDs; set for every verdict but not_roce
+	// and bad_eth, so a bad packet's owner is known.
+	u8 sgid[16], dgid[16];
 	u16 sport = 0;
 	u8 tclass = 0, hop_limit = 0;
 	u32 flow_label = 0;

@@ -36,6 +36,8 @@ public:
 	// (sub type DOWN or ACTIVE) to the EQ subscribed to it. Returns
 	// whether an EQE was written.
 	bool set_link(bool up);
+	// The port's MAC address: the source of every frame it sends.
+	const u8 *mac() const { return cfg_.mac; }
 	bool link_up() const { return link_.load(); }
 
 private:

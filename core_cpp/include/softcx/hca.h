@@ -133,6 +133,36 @@ int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)
  */
 void scx_hca_leave_fabric(struct scx_hca *hca);
 
+/*
+ * The RoCEv2 link on the port's netdev (with packet_transport only). Once
+ * attached, a packet for an address no softcx port of this kernel owns is
+ * handed to xmit as a whole Ethernet frame, ICRC included; xmit is called
+ * with locks held and interrupts off: it copies and must not sleep.
+ * Detaching returns once no xmit call runs or can start.
+ */
+void scx_hca_attach_wire(struct scx_hca *hca, void (*xmit)(void *ctx, const void *frame, uint32_t len),
+			 void *ctx);
+void scx_hca_detach_wire(struct scx_hca *hca);
+/*
+ * A frame the netdev received, from its Ethernet header, contiguous (any
+ * context, the receive softirq included: it only queues). false: not a
+ * RoCEv2 packet for this port, the host stack's. true: the hca took it, or
+ * dropped and counted it; the caller frees the frame and wakes the poller.
+ */
+bool scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len);
+
+struct scx_hca_wire_stats {
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t rx_frames;    /* taken for this port's data path */
+	uint64_t rx_bytes;
+	uint64_t rx_bad_ip;    /* dropped: IP header */
+	uint64_t rx_bad_udp;   /* dropped: UDP length */
+	uint64_t rx_bad_icrc;  /* dropped: ICRC */
+	uint64_t rx_ring_full; /* dropped: the data path is behind */
+};
+void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s);
+
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */
 	uint32_t fw_pages;

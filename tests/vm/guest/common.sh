@@ -141,9 +141,9 @@ perftest_pair() {
 }
 
 # perftest_noise LOG: the run failed for perftest's own clock calibration
-# (it says so, or warns of a poor fit and reports inf).
+# (it says so, or warns of a poor fit, or its latency table reports inf).
 perftest_noise() {
-	grep -qE "Can't produce a report|Correlation coefficient r\^2" "$1" 2>/dev/null
+	grep -qE "Can't produce a report|Correlation coefficient r\^2|^ *[0-9]+ +[0-9]+ +(inf|-?nan) " "$1" 2>/dev/null
 }
 
 perftest_pair_once() {
@@ -167,6 +167,12 @@ perftest_pair_once() {
 	{ cat "$log"; echo "$RUN_OUT"; } >/tmp/perf-last.log
 	rm -f "$log"
 	PERF_ROW=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' ' | sed 's/^ //')
+	# A latency tool whose calibration failed still exits 0, with inf in
+	# its row for that size: that size was not measured.
+	if grep -qE '^ *[0-9]+ +[0-9]+ +(inf|-?nan) ' <<<"$RUN_OUT"; then
+		PERF_ROW="$(grep -E '^ *[0-9]+ +[0-9]+ +(inf|-?nan) ' <<<"$RUN_OUT" | head -1 | tr -s ' ' | sed 's/^ //') (not measured)"
+		return 1
+	fi
 	[ $srv_rc = 0 ] && [ $cli_rc = 0 ] && [ -n "$PERF_ROW" ]
 }
 

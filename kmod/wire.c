@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RoCEv2 link: the MAC between the hca and the bound netdev. Frames
+ * the hca sends are copied into skbs and queued (it sends with its lock
+ * held and interrupts off), then handed to the netdev from process context.
+ * Received frames are offered to the hca by an rx handler on the netdev,
+ * before the host stack: what the hca takes (RoCEv2 to one of its GIDs)
+ * never reaches UDP, so an rdma_rxe bound to UDP 4791 elsewhere in the
+ * kernel does not see it, and everything else passes on untouched.
+ */
+#include "kmod.h"
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/rtnetlink.h>
+#include "device.h"
+#include "softcx/hca.h"
+
+#define SCX_ROCE_UDP_PORT 4791
+/* Frames waiting for the netdev, as a NIC's send ring: beyond, dropped. */
+#define SCX_WIRE_TXQ_MAX 1024
+
+/* The hca hands over a frame (locks held, interrupts off). */
+static void scx_wire_xmit(void *ctx, const void *frame, u32 len)
+{
+	struct scx_kdev *kdev = ctx;
+	struct net_device *ndev = kdev->wire_ndev;
+	struct sk_buff *skb;
+
+	if (skb_queue_len(&kdev->wire_txq) >= SCX_WIRE_TXQ_MAX) {
+		atomic64_inc(&kdev->wire_tx_drops);
+		return;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + len, GFP_ATOMIC);
+	if (!skb) {
+		atomic64_inc(&kdev->wire_tx_drops);
+		return;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev));
+	skb_put_data(skb, frame, len);
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb->protocol = eth_hdr(skb)->h_proto;
+	skb->dev = ndev;
+	skb_queue_tail(&kdev->wire_txq, skb);
+	/* The data-path thread sends what others leave (it flushes its own). */
+	if (current != kdev->dp_thread)
+		scx_kdev_wake(kdev);
+}
+
+void scx_wire_flush(struct scx_kdev *kdev)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&kdev->wire_txq)))
+		dev_queue_xmit(skb);
+}
+
+/* Cheap look before any copy: IP, UDP, to port 4791. */
+static bool scx_wire_maybe_roce(struct sk_buff *skb)
+{
+	unsigned int off;
+	struct udphdr _uh;
+	const struct udphdr *uh;
+	u8 proto;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr _ih;
+		const struct iphdr *ih = skb_header_pointer(skb, 0, sizeof(_ih), &_ih);
+
+		if (!ih)
+			return false;
+		proto = ih->protocol;
+		off = ih->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ih;
+		const struct ipv6hdr *ih = skb_header_pointer(skb, 0, sizeof(_ih), &_ih);
+
+		if (!ih)
+			return false;
+		proto = ih->nexthdr;
+		off = sizeof(*ih);
+	} else {
+		return false;
+	}
+	if (proto != IPPROTO_UDP)
+		return false;
+	uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+	return uh && uh->dest == htons(SCX_ROCE_UDP_PORT);
+}
+
+static rx_handler_result_t scx_wire_rx(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct scx_kdev *kdev = rcu_dereference(skb->dev->rx_handler_data);
+
+	/* Not for this MAC (promiscuous), or our own frame looped back. */
+	if (skb->pkt_type == PACKET_LOOPBACK || skb->pkt_type == PACKET_OTHERHOST ||
+	    !scx_wire_maybe_roce(skb))
+		return RX_HANDLER_PASS;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	*pskb = skb;
+	/* The hca reads a frame whole, from its Ethernet header. */
+	if (skb_linearize(skb) || skb_mac_header_len(skb) != ETH_HLEN) {
+		atomic64_inc(&kdev->wire_rx_unusable);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	if (!scx_hca_wire_rx(kdev->hca, skb_mac_header(skb), skb->len + ETH_HLEN))
+		return RX_HANDLER_PASS;
+	consume_skb(skb);
+	scx_kdev_wake(kdev);
+	return RX_HANDLER_CONSUMED;
+}
+
+int scx_wire_attach(struct scx_kdev *kdev, struct net_device *ndev)
+{
+	int err;
+
+	kdev->wire_ndev = ndev;
+	scx_hca_attach_wire(kdev->hca, scx_wire_xmit, kdev);
+	rtnl_lock();
+	err = netdev_rx_handler_register(ndev, scx_wire_rx, kdev);
+	kdev->wire_rx_on = !err;
+	rtnl_unlock();
+	/* Sending still works; nothing comes in (a bridge or bond port). */
+	if (err)
+		pr_warn("%s: no RoCE frames from %s: it has another receive handler (%d)\n",
+			kdev->name, netdev_name(ndev), err);
+	return 0;
+}
+
+/* The netdev is going away (rtnl held): stop taking its frames. */
+void scx_wire_netdev_gone(struct scx_kdev *kdev)
+{
+	ASSERT_RTNL();
+	if (kdev->wire_rx_on) {
+		netdev_rx_handler_unregister(kdev->wire_ndev);
+		kdev->wire_rx_on = false;
+	}
+}
+
+/* Before the function goes: nothing comes in or goes out any more. */
+void scx_wire_detach(struct scx_kdev *kdev)
+{
+	if (!kdev->wire_ndev)
+		return;
+	rtnl_lock();
+	scx_wire_netdev_gone(kdev);
+	rtnl_unlock();
+	scx_hca_detach_wire(kdev->hca);
+	skb_queue_purge(&kdev->wire_txq);
+	kdev->wire_ndev = NULL;
+}

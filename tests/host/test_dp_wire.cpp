@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+// Two softcx ports as two hosts: not on one fabric, each with a RoCEv2 link
+// whose frames the test carries to the other port's receive entry, as a
+// cable would (and, when told to, damages or drops them). Only the packet
+// transport has a wire.
+#include "fabric_fixture.h"
+
+#include <vector>
+
+#include "hca/roce_frame.h"
+
+namespace {
+
+using scx::hca::roce_frame_parse;
+using scx::hca::roce_rx;
+using scx::hca::roce_rx_verdict;
+
+const u8 host_mac[6] = {0x02, 0x5c, 0x00, 0x00, 0x00, 0x01};  // both ports' default
+
+class Wire : public Fabric {
+protected:
+	void SetUp() override
+	{
+		want_packet_transport = true;
+		b_.want_packet_transport = true;
+		Fabric::SetUp();
+		ASSERT_FALSE(HasFatalFailure());
+		// Two hosts: nothing between them but the wire.
+		scx_hca_leave_fabric(hca);
+		scx_hca_leave_fabric(b_.hca);
+		a_end_ = {this, &b_.hca, &a_sent_};
+		b_end_ = {this, &hca, &b_sent_};
+		scx_hca_attach_wire(hca, xmit, &a_end_);
+		scx_hca_attach_wire(b_.hca, xmit, &b_end_);
+	}
+
+	void TearDown() override
+	{
+		if (hca)
+			scx_hca_detach_wire(hca);
+		if (b_.hca)
+			scx_hca_detach_wire(b_.hca);
+		Fabric::TearDown();
+	}
+
+	// One end of the cable: where its frames go, what it sent.
+	struct end {
+		Wire *w;
+		scx_hca **to;
+		std::vector<std::vector<u8>> *sent;
+	};
+	static void xmit(void *ctx, const void *frame, uint32_t len)
+	{
+		end &e = *static_cast<end *>(ctx);
+		const u8 *f = static_cast<const u8 *>(frame);
+		e.sent->emplace_back(f, f + len);
+		std::vector<u8> copy(f, f + len);
+		if (e.w->damage_ > 0) {
+			e.w->damage_--;
+			copy[len - 1] ^= 0x40;  // the ICRC's last byte
+		}
+		if (e.w->drop_ > 0) {
+			e.w->drop_--;
+			return;
+		}
+		e.w->delivered_ += scx_hca_wire_rx(*e.to, copy.data(), len) ? 1 : 0;
+	}
+
+	scx_hca_wire_stats wire_of(scx_hca *h)
+	{
+		scx_hca_wire_stats s{};
+		scx_hca_get_wire_stats(h, &s);
+		return s;
+	}
+
+	end a_end_{}, b_end_{};
+	std::vector<std::vector<u8>> a_sent_, b_sent_;
+	int damage_ = 0, drop_ = 0, delivered_ = 0;
+};
+
+} // namespace
+
+// The verbs of RcVerbsCrossBetweenPorts, as frames on a wire: nothing goes
+// by the fabric, every frame is taken by the other side.
+TEST_F(Wire, RcVerbsCrossTheWire)
+{
+	cross_t x = cross();
+	exchange_rc_verbs(x);
+	EXPECT_EQ(stats_of(hca).peer_requests, 0u);
+	scx_hca_wire_stats a = wire_of(hca), b = wire_of(b_.hca);
+	EXPECT_EQ(a.tx_frames, a_sent_.size());
+	EXPECT_EQ(b.tx_frames, b_sent_.size());
+	EXPECT_GE(a.tx_frames, 4u);
+	EXPECT_EQ(b.rx_frames, a.tx_frames);
+	EXPECT_EQ(a.rx_frames, b.tx_frames);
+	EXPECT_EQ(a.rx_bad_icrc + b.rx_bad_icrc + a.rx_bad_ip + b.rx_bad_udp, 0u);
+}
+
+// Every frame is RoCEv2 as the path says: IPv4 from A's GID to B's, UDP
+// from the QP's udp_sport to 4791, the path's destination MAC, the port's
+// own MAC as source, and an ICRC that checks.
+TEST_F(Wire, FramesFollowThePath)
+{
+	cross_t x = cross();
+	post_send(*x.a, op::send, wqe_b().inl("hello", 5));
+	on_b([&] { post_recv(*x.b, {}); });
+	pump_both();
+	ASSERT_FALSE(a_sent_.empty());
+	for (auto &f : a_sent_) {
+		roce_rx r;
+		ASSERT_EQ(roce_frame_parse(f.data(), u32(f.size()), &r), roce_rx_verdict::ok);
+		EXPECT_FALSE(r.v6);
+		EXPECT_EQ(std::memcmp(r.sgid, gid_a, 16), 0);
+		EXPECT_EQ(std::memcmp(r.dgid, gid_b, 16), 0);
+		EXPECT_EQ(r.sport, 0xc001);  // the QPC's udp_sport (bring_up)
+		EXPECT_EQ(r.hop_limit, 64);
+		const u8 dmac[6] = {0x02, 0, 0, 0, 0, 9};  // bring_up's dmac
+		EXPECT_EQ(std::memcmp(f.data(), dmac, 6), 0);
+		EXPECT_EQ(std::memcmp(f.data() + 6, host_mac, 6), 0);
+		EXPECT_EQ(load_be32(r.ib + 4) & 0xffffff, x.b->qpn);  // BTH destination QP
+	}
+}
+
+// A frame whose ICRC is wrong is dropped and counted, never delivered;
+// RC sends the packet again and the message arrives once.
+TEST_F(Wire, BadIcrcIsDroppedCountedAndRetransmitted)
+{
+	rc_opts o;
+	o.timeout = 1;  // 8 us: the retransmission comes soon
+	cross_t x = cross(SCX_QPT_RC, o);
+	mr_t *b_mem = nullptr;
+	on_b([&] {
+		b_mem = &make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+		post_recv(*x.b, {{b_mem->va(0), 64, b_mem->key}});
+	});
+	damage_ = 1;
+	post_send(*x.a, op::send, wqe_b().inl("payload", 7));
+	for (int i = 0; i < 200 && drain(*x.as).empty(); i++)
+		pump_both(1);
+	EXPECT_EQ(wire_of(b_.hca).rx_bad_icrc, 1u);
+	auto rc = drain(*x.br);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].byte_cnt(), 7u);
+	EXPECT_EQ(std::memcmp(b_mem->cpu(), "payload", 7), 0);
+	EXPECT_GE(stats_of(hca).retries, 1u);
+}
+
+// What is not RoCEv2 for this port is the host stack's: another protocol,
+// another UDP port, another host's address. The hca leaves it alone.
+TEST_F(Wire, FramesNotForThePortPassToTheStack)
+{
+	cross_t x = cross();
+	post_send(*x.a, op::send, wqe_b().inl("x", 1));
+	on_b([&] { post_recv(*x.b, {}); });
+	pump_both();
+	ASSERT_FALSE(a_sent_.empty());
+	std::vector<u8> f = a_sent_[0];
+	scx_hca_wire_stats before = wire_of(b_.hca);
+
+	std::vector<u8> arp = f;
+	arp[12] = 0x08, arp[13] = 0x06;
+	EXPECT_FALSE(scx_hca_wire_rx(b_.hca, arp.data(), u32(arp.size())));
+	std::vector<u8> other_port = f;
+	other_port[14 + 20 + 2] = 0x13;  // UDP destination port 0x13b7, not 4791
+	EXPECT_FALSE(scx_hca_wire_rx(b_.hca, other_port.data(), u32(other_port.size())));
+	// A frame to B's address is not A's.
+	EXPECT_FALSE(scx_hca_wire_rx(hca, f.data(), u32(f.size())));
+	std::vector<u8> other_host = f;
+	other_host[14 + 19] ^= 1;  // destination IPv4 address
+	EXPECT_FALSE(scx_hca_wire_rx(b_.hca, other_host.data(), u32(other_host.size())));
+
+	scx_hca_wire_stats after = wire_of(b_.hca);
+	EXPECT_EQ(after.rx_frames, before.rx_frames);
+	EXPECT_EQ(after.rx_bad_ip + after.rx_bad_udp + after.rx_bad_icrc, 0u);
+}
+
+// Malformed frames for this port: each kind dropped and counted by exactly
+// the number sent; the QP's traffic goes on.
+TEST_F(Wire, MalformedFramesAreCountedByKind)
+{
+	cross_t x = cross();
+	mr_t *b_mem = nullptr;
+	on_b([&] {
+		b_mem = &make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+		post_recv(*x.b, {{b_mem->va(0), 64, b_mem->key}});
+		post_recv(*x.b, {{b_mem->va(64), 64, b_mem->key}});
+	});
+	post_send(*x.a, op::send, wqe_b().inl("x", 1));
+	pump_both();
+	ASSERT_FALSE(a_sent_.empty());
+	const std::vector<u8> f = a_sent_[0];
+	scx_hca_wire_stats s0 = wire_of(b_.hca);
+
+	std::vector<u8> bad_csum = f;
+	bad_csum[14 + 10] ^= 0xff;  // IPv4 header checksum
+	std::vector<u8> bad_len = f;
+	bad_len[14 + 20 + 5] = 12;  // UDP length shorter than BTH and ICRC
+	std::vector<u8> bad_icrc = f;
+	bad_icrc[f.size() - 2] ^= 1;
+	std::vector<u8> truncated(f.begin(), f.end() - 10);  // IP length past the frame
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_csum.data(), u32(bad_csum.size())));
+	for (int i = 0; i < 2; i++)
+		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_len.data(), u32(bad_len.size())));
+	EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_icrc.data(), u32(bad_icrc.size())));
+	EXPECT_TRUE(scx_hca_wire_rx(b_.hca, truncated.data(), u32(truncated.size())));
+
+	scx_hca_wire_stats s1 = wire_of(b_.hca);
+	EXPECT_EQ(s1.rx_bad_ip - s0.rx_bad_ip, 4u);  // 3 checksums, 1 truncated
+	EXPECT_EQ(s1.rx_bad_udp - s0.rx_bad_udp, 2u);
+	EXPECT_EQ(s1.rx_bad_icrc - s0.rx_bad_icrc, 1u);
+	EXPECT_EQ(s1.rx_frames, s0.rx_frames);
+
+	EXPECT_EQ(drain(*x.br).size(), 1u);
+	EXPECT_EQ(drain(*x.as).size(), 1u);
+	post_send(*x.a, op::send, wqe_b().inl("after", 5));
+	pump_both();
+	EXPECT_EQ(drain(*x.as).size(), 1u);
+	auto rc = drain(*x.br);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].opcode(), cqe_op::resp_send);
+	EXPECT_EQ(rc[0].byte_cnt(), 5u);
+	EXPECT_EQ(std::memcmp(b_mem->cpu() + 64, "after", 5), 0);
+}
+
+// UD over the wire: the receive's first 40 bytes hold the IPv4 header as
+// it came off the wire (after 20 zero bytes).
+TEST_F(Wire, UdReceiveStartsWithTheWireHeader)
+{
+	const u32 qkey = 0x1234;
+	cq_t &xs = make_cq(), &xr = make_cq();
+	qp_t &x = make_qp(SCX_QPT_UD, xs, xr);
+	bring_up(x, 0, {}, qkey);
+	qp_t *y = nullptr;
+	cq_t *yr = nullptr;
+	mr_t *b_mem = nullptr;
+	on_b([&] {
+		cq_t &ys = make_cq();
+		yr = &make_cq();
+		y = &make_qp(SCX_QPT_UD, ys, *yr);
+		bring_up(*y, 0, {}, qkey);
+		b_mem = &make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+		post_recv(*y, {{b_mem->va(0), 40 + 256, b_mem->key}});
+	});
+	u8 msg[100];
+	fill(msg, sizeof(msg), 5);
+	post_send(x, op::send, wqe_b().av(qkey, y->qpn, gid_b).inl(msg, sizeof(msg)));
+	pump_both();
+	auto rb = drain(*yr);
+	ASSERT_EQ(rb.size(), 1u);
+	EXPECT_EQ(rb[0].byte_cnt(), 140u);
+	EXPECT_EQ(rb[0].src_qpn(), x.qpn);
+	ASSERT_EQ(a_sent_.size(), 1u);
+	const u8 zeros[20] = {};
+	EXPECT_EQ(std::memcmp(b_mem->cpu(), zeros, 20), 0);
+	EXPECT_EQ(std::memcmp(b_mem->cpu() + 20, a_sent_[0].data() + 14, 20), 0);
+	EXPECT_EQ(std::memcmp(b_mem->cpu() + 40, msg, sizeof(msg)), 0);
+	EXPECT_EQ(drain(xs).size(), 1u);
+}
