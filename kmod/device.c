@@ -214,10 +214,13 @@ static void scx_dp_run_deferred(struct scx_kdev *kdev, struct llist_head *waitin
 			llist_add(&d->node, waiting);
 }
 
+#define SCX_DP_SPIN_NS (500 * NSEC_PER_USEC)
+
 static int scx_dp_thread(void *arg)
 {
 	struct scx_kdev *kdev = arg;
 	LLIST_HEAD(waiting);
+	u64 spin_since = 0;
 
 	/*
 	 * Real-time (lowest FIFO priority), so a doorbell is seen as soon as
@@ -236,10 +239,23 @@ static int scx_dp_thread(void *arg)
 		scx_dp_run_deferred(kdev, &waiting);
 		us = scx_hca_poll(kdev->hca);
 		scx_wire_flush(kdev);
+		/*
+		 * Work left: poll again at once, but a real-time thread never
+		 * spins for long. Softirqs (the netdev's receive) and other
+		 * tasks on this CPU get a turn every SCX_DP_SPIN_NS at least,
+		 * not only when RT throttling steps in, a second later.
+		 */
 		if (!us) {
+			if (!spin_since) {
+				spin_since = ktime_get_ns();
+			} else if (ktime_get_ns() - spin_since > SCX_DP_SPIN_NS) {
+				spin_since = 0;
+				usleep_range(20, 40);
+			}
 			cond_resched();
 			continue;
 		}
+		spin_since = 0;
 		/*
 		 * A wake-up (and kthread_stop) ends the sleep early; deferred
 		 * work waiting keeps it short, but not shorter: what it waits

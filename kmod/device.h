@@ -100,7 +100,7 @@ struct scx_kdev {
 	struct net_device *wire_ndev;
 	bool wire_rx_on;		/* our rx handler is on it (rtnl) */
 	struct sk_buff_head wire_txq;
-	atomic64_t wire_tx_drops;	/* the queue was full, or no memory */
+	atomic64_t wire_tx_drops;	/* queue full, no memory, or the netdev refused */
 	atomic64_t wire_rx_unusable;	/* could not be made contiguous */
 };
 

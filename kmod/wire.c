@@ -55,7 +55,8 @@ void scx_wire_flush(struct scx_kdev *kdev)
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&kdev->wire_txq)))
-		dev_queue_xmit(skb);
+		if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
+			atomic64_inc(&kdev->wire_tx_drops);
 }
 
 /* Cheap look before any copy: IP, UDP, to port 4791. */

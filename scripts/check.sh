@@ -57,7 +57,19 @@ guest() {
 	# SCX_PART_FAIL_DEMO=part: that part exits before its RESULT lines.
 	[ -n "${SCX_PART_FAIL_DEMO:-}" ] && [ ${#kargs[@]} -gt 0 ] && kargs+=("part_fail_demo=$SCX_PART_FAIL_DEMO")
 	tests/vm/run-guest.sh -l "$out/$name" "${opts[@]}" "$script" "${kargs[@]}" >"$out/$name.log" 2>&1 || rc=$?
-	count_results "$out/$name/results.log" "$name"
+	judge "$name" "$out/$name" "$out/$name.log" $rc "${kargs[@]}"
+	return $rc
+}
+
+# judge NAME DIR LOG RC [-- kernel args]: one guest's run in DIR (run-guest.sh's
+# logs; LOG its output, RC its status): its RESULT lines count as tests, the
+# parts its suite= argument names must all have reported in full, and its
+# clean kernel log is one more test.
+judge() {
+	local name=$1 dir=$2 log=$3 rc=$4
+	shift 4
+	local kargs=("$@")
+	count_results "$dir/results.log" "$name"
 	# Every part of the suite ran to its end, exit 0, with the RESULT names
 	# it declares (tests/vm/guest/<part>.expect).
 	local parts=() a
@@ -73,22 +85,35 @@ guest() {
 			"FAIL "*) line=${line#FAIL }; bad "$name/${line%% *}" "${line#* }" ;;
 			"parts: "* | "times:"* | "not run: "*) echo "$name: $line" ;;
 			esac
-		done < <(tests/vm/check-results.sh ${WITHOUT:+-w "$WITHOUT"} "$out/$name/results.log" tests/vm/guest "${parts[@]}")
+		done < <(tests/vm/check-results.sh ${WITHOUT:+-w "$WITHOUT"} "$dir/results.log" tests/vm/guest "${parts[@]}")
 	fi
 	local scan
-	if scan=$(tests/vm/scan-log.sh "$out/$name/console.log" 2>&1); then
+	if scan=$(tests/vm/scan-log.sh "$dir/console.log" 2>&1); then
 		# a known report is said, with its count, in the PASS line
 		ok "$name/kernel_log_clean" "$(sed -n 's/^scan-log: known: //p' <<<"$scan")"
 	else
-		echo "$scan" >>"$out/$name.log"
-		bad "$name/kernel_log_clean" "(see $out/$name/console.log)"
-		grep -a -m 20 -E 'BUG|WARNING|KASAN|leak|Call Trace' "$out/$name/console.log" | sed 's/^/    /'
+		echo "$scan" >>"$log"
+		bad "$name/kernel_log_clean" "(see $dir/console.log)"
+		grep -a -m 20 -E 'BUG|WARNING|KASAN|leak|Call Trace' "$dir/console.log" | sed 's/^/    /'
 	fi
-	if [ $rc != 0 ] && ! grep -aq '^RESULT .* FAIL' "$out/$name/results.log" 2>/dev/null; then
+	if [ $rc != 0 ] && ! grep -aq '^RESULT .* FAIL' "$dir/results.log" 2>/dev/null; then
 		bad "$name/guest_exit" "status $rc"
-		tail -n 30 "$out/$name.log" | sed 's/^/    /'
+		tail -n 30 "$log" | sed 's/^/    /'
 	fi
-	return $rc
+}
+
+# pair NAME [-- kernel args]: suite.sh on two stock guests on a link
+# (tests/vm/run-pair.sh), each judged as one guest is (NAME/a, NAME/b).
+pair() {
+	local name=$1 rc=0 side
+	shift
+	[ "${1:-}" != -- ] || shift
+	echo "---- pair $name"
+	tests/vm/run-pair.sh -t 900 -o "$out/overlay-stock" -l "$out/$name" tests/vm/guest/suite.sh \
+		-- "$@" >"$out/$name.log" 2>&1 || rc=$?
+	for side in a b; do
+		judge "$name/$side" "$out/$name/$side" "$out/$name/$side.log" $rc -- "$@"
+	done
 }
 
 # gtest_counts LOG: add the GoogleTest pass/fail counts (of every run in it).
@@ -149,6 +174,10 @@ if stage module_stock make module-stock; then
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts
+	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
+	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
+	pair wire_softcx -- suite=wire-pair
+	pair wire_rxe -- suite=wire-pair rxe=b
 	# Debian's cloud and RT flavours of that kernel, each booted from its
 	# own package with the module built for it: the same suite but the
 	# perftest sweeps (make soak runs those there). A kernel whose config

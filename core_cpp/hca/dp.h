@@ -340,6 +340,7 @@ private:
 	bool visit(qp_runtime &rt, u64 now);
 	void activate(qp_runtime &rt);
 	void activate_qpn(u32 qpn);
+	void track_timer(qp_runtime &rt);
 	void sweep(u64 now);
 	void run_timers(u64 now);
 	bool drain_rx(u64 now, u32 budget);

@@ -117,6 +117,9 @@ bool data_path::drain_rx(u64 now, u32 budget)
 			m.grh = p->has_grh ? p->grh : nullptr;
 			m.l3 = p->l3;
 			engine_.receive(*rt->tp, p->data, p->len, m, now);
+			// An answer may have armed the timer (what is left is
+			// owed by then) with nothing to send.
+			track_timer(*rt);
 		} else {
 			stats_.rx_no_qp++;
 		}

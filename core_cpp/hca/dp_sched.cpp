@@ -95,11 +95,18 @@ bool data_path::visit(qp_runtime &rt, u64 now)
 	bool sent = engine_.send(t, now, pkts_per_turn) != 0;
 	if (!t.in_error && transport::has_tx(t, now))
 		activate(rt);
-	if (!rt.dp_timed && transport::next_timer(t) && ntimed_ < max_qps_) {
+	track_timer(rt);
+	return sent;
+}
+
+// A QP whose engine armed a timer (sending, or on a packet received) is
+// watched until it has none.
+void data_path::track_timer(qp_runtime &rt)
+{
+	if (!rt.dp_timed && rt.tp && transport::next_timer(*rt.tp) && ntimed_ < max_qps_) {
 		rt.dp_timed = 1;
 		timed_[ntimed_++] = rt.qpn;
 	}
-	return sent;
 }
 
 void data_path::pass_tp(u64 now)

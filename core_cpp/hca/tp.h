@@ -302,7 +302,7 @@ private:
 	bool req_emit_read(tp_qp &q, tp_flight &f);
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);
 	bool req_emit_request(tp_qp &q, const ib_hdr &h);
-	bool req_may_start(const tp_qp &q, const tp_send_wr &wr) const;
+	static bool req_may_start(const tp_qp &q, const tp_send_wr &wr);
 	// tp_comp.cpp
 	void comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);
 	bool comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn, u64 now);

@@ -104,7 +104,7 @@ void transport::tx_commit(tp_qp &q, u32 wire_len)
 	link_.tx_commit(q);
 }
 
-bool transport::req_may_start(const tp_qp &q, const tp_send_wr &wr) const
+bool transport::req_may_start(const tp_qp &q, const tp_send_wr &wr)
 {
 	if (is_rd_atomic(wr.op) && q.rd_outstanding >= max<u32>(1, q.a.max_rd_atomic))
 		return false;
@@ -309,7 +309,12 @@ bool transport::has_tx(const tp_qp &q, u64 now)
 		return true;
 	if (!q.ready_req || q.in_error || q.halted || (q.rnr_at && now < q.rnr_at))
 		return false;
-	return q.cur != q.tail || (!q.fetch_done && q.tail - q.head < q.flight_cap);
+	if (q.cur == q.tail)
+		return !q.fetch_done && q.tail - q.head < q.flight_cap;
+	// A WQE that must wait for answers (the READ/atomic limit, a fence)
+	// is not work: the answer that frees it schedules the QP.
+	const tp_flight &f = q.flights[q.cur % q.flight_cap];
+	return f.started || f.acked || f.wr.syndrome || req_may_start(q, f.wr);
 }
 
 } // namespace scx::hca

@@ -9,9 +9,10 @@
 #                /harness/common.sh, OVERLAY_DIR's contents under /harness/extra/
 #   -k DIR       test kernel instead of the stock one (see build-guest.sh)
 #   -S           interactive shell on stdio (SCRIPT optional)
-#   -n ROLE:PORT eth0, a virtio NIC on a QEMU socket link to another guest
-#                (tcp 127.0.0.1:PORT): "listen" boots first, "connect" joins
-#                it; their MACs are 52:54:00:5c:00:01 and :02 (run-pair.sh)
+#   -n ROLE:ID   eth0, a virtio NIC on a QEMU stream link to another guest
+#                (unix socket /tmp/softcx-link-ID.sock): "listen" boots
+#                first, "connect" joins it; their MACs are 52:54:00:5c:00:01
+#                and :02 (run-pair.sh)
 #
 # Exit status: the script's, from the GUEST-EXIT line on the results port;
 # 124 timeout, 125 no GUEST-EXIT (crash/panic); 3 if scan-log.sh finds kernel
@@ -32,13 +33,20 @@ while getopts k:t:m:c:o:l:n:Sh opt; do
 done
 net=()
 if [ -n "$nic" ]; then
+	sock=/tmp/softcx-link-${nic#*:}.sock
 	case ${nic%%:*} in
-	listen) mac=52:54:00:5c:00:01 ;;
-	connect) mac=52:54:00:5c:00:02 ;;
-	*) die "-n wants listen:PORT or connect:PORT, not $nic" ;;
+	listen) mac=52:54:00:5c:00:01 server=on && rm -f "$sock" ;;
+	connect) mac=52:54:00:5c:00:02 server=off ;;
+	*) die "-n wants listen:ID or connect:ID, not $nic" ;;
 	esac
+	# A lossless link, as RoCE's Ethernet is (PFC): a full socket holds
+	# the sender back. Over TCP, QEMU's small frames wait on Nagle against
+	# delayed ACKs (~40 ms each time a guest sends two in a row, as every
+	# RC responder does); over UDP, a burst overflows the host's socket
+	# buffer. Loss, where a test wants it, is tc netem's in the guest.
 	# shellcheck disable=SC2054 # commas are QEMU syntax
-	net=(-netdev "socket,id=n0,${nic%%:*}=127.0.0.1:${nic#*:}" -device "virtio-net-pci,netdev=n0,mac=$mac")
+	net=(-netdev "stream,id=n0,server=$server,addr.type=unix,addr.path=$sock"
+		-device "virtio-net-pci,netdev=n0,mac=$mac")
 fi
 shift $((OPTIND - 1))
 script=''

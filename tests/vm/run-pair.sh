@@ -1,7 +1,7 @@
 #!/bin/bash
-# Two stock guests on one QEMU socket link, one vCPU each: "a" listens,
-# "b" connects; SCRIPT runs in both, with role=a / role=b on the kernel
-# command line.
+# Two stock guests on one QEMU stream link (a unix socket), one vCPU each:
+# "a" listens, "b" connects; SCRIPT runs in both, with role=a / role=b on
+# the kernel command line.
 #
 #   run-pair.sh [-t TIMEOUT_S] [-o OVERLAY_DIR] -l LOGDIR SCRIPT [-- kernel args]
 #

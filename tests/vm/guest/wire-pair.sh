@@ -1,20 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest, one of two guests on a QEMU socket link (tests/vm/run-pair.sh,
-# role=a or role=b): softcx on each guest's eth0, RoCEv2 between them over
-# IPv4 and IPv6 GIDs. Each exchange has a server on one guest and a client
-# on the other (the client retries until the server listens); both guests
-# report it, with the same name. Then each guest's wire counters must show
-# frames each way and no drops.
+# role=a or role=b): softcx on each guest's eth0 (or, on the guest that
+# rxe=a|b names, rdma_rxe), RoCEv2 between them over IPv4 and IPv6 GIDs.
+# Each exchange has a server on one guest and a client on the other (the
+# client retries until the server listens); both guests report it, with
+# the same name. Then each guest's counters must show frames each way (and
+# softcx's no drops). A part of suite.sh: run-pair.sh boots suite.sh with
+# suite=wire-pair on both guests.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
-role=a
+role=a rxe=
 for arg in $(</proc/cmdline); do
-	case $arg in role=*) role=${arg#role=} ;; esac
+	case $arg in role=*) role=${arg#role=} ;; rxe=*) rxe=${arg#rxe=} ;; esac
 done
 me=1 peer=2
 [ "$role" = a ] || { me=2 peer=1; }
 dev=softcx_eth0
+[ "$rxe" = "$role" ] && dev=rxe0
 
 # The NIC is virtio-net on PCI: both drivers, then eth0 appears.
 run_t 30 modprobe -a virtio_pci virtio_net
@@ -27,13 +30,15 @@ run_t 10 ip addr add 10.9.0.$me/24 dev eth0
 run_t 10 ip -6 addr add fd09::$me/64 dev eth0 nodad
 # The RDMA core resolves the peer's MAC through the neighbour table.
 run_t 10 ip neigh flush dev eth0
-if ! load_softcx packet_transport=1 || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
+if [ $dev = rxe0 ]; then
+	rxe_up rxe0 eth0 || { result wire_up FAIL rxe; finish; exit 1; }
+elif ! load_softcx packet_transport=1 || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
 	dmesg | tail -20
-	result "wire_${role}_up" FAIL
+	result wire_up FAIL
 	finish
 	exit 1
 fi
-g4=$(roce_v2_ipv4_gid_index $dev) || { result "wire_${role}_up" FAIL "no IPv4 GID"; finish; exit 1; }
+g4=$(roce_v2_ipv4_gid_index $dev) || { result wire_up FAIL "no IPv4 GID"; finish; exit 1; }
 g6=
 for ((try = 0; try < 25 && !${#g6}; try++)); do
 	for ((i = 0; i < 16; i++)); do
@@ -44,7 +49,7 @@ for ((try = 0; try < 25 && !${#g6}; try++)); do
 	[ -n "$g6" ] || sleep 0.2
 done
 echo "gids: ipv4 $g4 ipv6 ${g6:-none}"
-result "wire_${role}_up" PASS "$dev on eth0, gids $g4 ${g6:-none}"
+result wire_up PASS "$dev on eth0, gids $g4 ${g6:-none}"
 # Both guests up before the first exchange (ping also fills the neighbour
 # tables the RDMA core resolves MACs from).
 for ((i = 0; i < 60; i++)); do
@@ -96,15 +101,29 @@ else
 	result wire_ud_pingpong_v6 FAIL "$role: no IPv6 GID"
 fi
 
-# The frames really crossed the link, and none was dropped as malformed.
+ip -s link show eth0
+# The frames really crossed the link (and, on softcx, none was dropped as
+# malformed).
+if [ $dev = rxe0 ]; then
+	h=/sys/class/infiniband/rxe0/ports/1/hw_counters
+	read -r sent <"$h/sent_pkts"
+	read -r rcvd <"$h/rcvd_pkts"
+	if [ "$sent" -gt 0 ] && [ "$rcvd" -gt 0 ]; then
+		result wire_counters PASS "rxe sent $sent rcvd $rcvd"
+	else
+		result wire_counters FAIL "rxe sent $sent rcvd $rcvd"
+	fi
+	finish
+	exit
+fi
 w=/sys/kernel/debug/softcx/$dev/wire
 cat "$w"
 declare -A c
 while read -r k v; do c[$k]=$v; done <"$w"
 if [ "${c[tx_frames]:-0}" -gt 0 ] && [ "${c[rx_frames]:-0}" -gt 0 ] && [ "${c[rx_handler]:-}" = on ] &&
 	[ $((${c[rx_bad_ip]:-1} + ${c[rx_bad_udp]:-1} + ${c[rx_bad_icrc]:-1})) = 0 ]; then
-	result "wire_counters_$role" PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}"
+	result wire_counters PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}"
 else
-	result "wire_counters_$role" FAIL "$(tr '\n' ' ' <"$w")"
+	result wire_counters FAIL "$(tr '\n' ' ' <"$w")"
 fi
 finish
