@@ -143,6 +143,53 @@ static int scx_wire_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(scx_wire);
 
+struct scx_qp_sum {
+	struct seq_file *m;
+	struct scx_hca_qp_counters sum;
+	unsigned int n;
+};
+
+static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
+{
+	struct scx_qp_sum *s = ctx;
+
+	seq_printf(s->m, "%#x %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		   c->qpn, c->state, c->tx_pkts, c->tx_bytes, c->rx_pkts, c->rx_bytes,
+		   c->retrans_timeout, c->retrans_nak, c->seq_naks_sent, c->seq_naks_rcvd,
+		   c->rnr_naks_sent, c->rnr_naks_rcvd, c->dup_requests, c->out_of_seq, c->dropped);
+	s->sum.tx_pkts += c->tx_pkts;
+	s->sum.tx_bytes += c->tx_bytes;
+	s->sum.rx_pkts += c->rx_pkts;
+	s->sum.rx_bytes += c->rx_bytes;
+	s->sum.retrans_timeout += c->retrans_timeout;
+	s->sum.retrans_nak += c->retrans_nak;
+	s->sum.seq_naks_sent += c->seq_naks_sent;
+	s->sum.seq_naks_rcvd += c->seq_naks_rcvd;
+	s->sum.rnr_naks_sent += c->rnr_naks_sent;
+	s->sum.rnr_naks_rcvd += c->rnr_naks_rcvd;
+	s->sum.dup_requests += c->dup_requests;
+	s->sum.out_of_seq += c->out_of_seq;
+	s->sum.dropped += c->dropped;
+	s->n++;
+}
+
+/* The transport counters of every QP, one line each, then their sum. */
+static int scx_qps_show(struct seq_file *m, void *unused)
+{
+	struct scx_kdev *kdev = m->private;
+	struct scx_qp_sum s = { .m = m };
+	const struct scx_hca_qp_counters *t = &s.sum;
+
+	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped\n");
+	scx_hca_for_each_qp_counters(kdev->hca, scx_qp_counters_line, &s);
+	seq_printf(m, "sum(%u) - %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s.n,
+		   t->tx_pkts, t->tx_bytes, t->rx_pkts, t->rx_bytes, t->retrans_timeout,
+		   t->retrans_nak, t->seq_naks_sent, t->seq_naks_rcvd, t->rnr_naks_sent,
+		   t->rnr_naks_rcvd, t->dup_requests, t->out_of_seq, t->dropped);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scx_qps);
+
 /* The function's IOMMU domain: what its hca may reach, and what it was refused. */
 static int scx_iommu_show(struct seq_file *m, void *unused)
 {
@@ -438,6 +485,7 @@ void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 	debugfs_create_file("objects", 0444, d, kdev, &scx_objects_fops);
 	debugfs_create_file("dp", 0444, d, kdev, &scx_dp_fops);
 	debugfs_create_file("wire", 0444, d, kdev, &scx_wire_fops);
+	debugfs_create_file("qps", 0444, d, kdev, &scx_qps_fops);
 	debugfs_create_file("iommu", 0444, d, kdev, &scx_iommu_fops);
 	debugfs_create_file("bench_nop", 0600, d, kdev, &scx_bench_fops);
 }

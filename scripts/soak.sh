@@ -3,6 +3,8 @@
 # seconds in all (default 3600), in this order:
 #  - the stock kernel: wqe_fuzz for SOAK_WQES WQEs (default a million,
 #    two processes sharing them, one a vCPU), whose rate it reports;
+#  - two stock guests on a link made lossy with tc netem (wire-netem.sh):
+#    softcx with softcx and with rdma_rxe; rxe with rxe for reference;
 #  - Debian's cloud and RT kernels: the perftest sweeps over every size;
 #  - the KASAN/lockdep/kmemleak test kernel: the perftest sweeps over every
 #    size (datapath-sweeps.sh), then the robustness part
@@ -55,6 +57,31 @@ one() {
 # DURATION (at least one pass).
 overlay "$out/ovl-stock" build/kmod-stock/src/softcx.ko
 one stock wqe-fuzz $((wqes / 20 + 1800)) -o "$out/ovl-stock" -- "wf_iter=$wqes" wf_procs=2
+# Two hosts on a bad link (tc netem, tests/vm/guest/wire-netem.sh):
+# softcx with softcx and with rdma_rxe, judged; rxe with rxe, the
+# reference, only recorded (what the link allows rxe itself).
+pair_one() { # pair_one NAME TIMEOUT JUDGED -- kernel args
+	local name=$1 tmo=$2 judged=$3 rc=0 side bad=0
+	shift 4
+	echo "---- $name: wire-netem on two guests ($(date +%T))"
+	tests/vm/run-pair.sh -t "$tmo" -o "$out/ovl-stock" -l "$out/$name" tests/vm/guest/suite.sh -- \
+		suite=wire-netem "$@" >"$out/$name.log" 2>&1 || rc=$?
+	for side in a b; do
+		tests/vm/check-results.sh "$out/$name/$side/results.log" tests/vm/guest wire-netem || bad=1
+		tests/vm/scan-log.sh "$out/$name/$side/console.log" >>"$out/$name.log" 2>&1 ||
+			{ echo "FAIL $name/$side: kernel log (see $out/$name/$side/console.log)"; bad=1; }
+		grep -a '^RESULT' "$out/$name/$side/results.log" 2>/dev/null | tr -d '\r' | sed "s/^/    $side: /"
+	done
+	[ $rc = 0 ] || bad=1
+	if [ "$judged" = 0 ]; then
+		echo "$name: reference only, not judged (guest exit $rc)"
+	elif [ $bad = 1 ]; then
+		failed=$((failed + 1))
+	fi
+}
+pair_one netem-softcx 3600 1 --
+pair_one netem-softcx-rxe 3600 1 -- rxe=b
+pair_one netem-rxe-rxe 3600 0 -- rxe=ab
 # The perftest sweeps make check leaves out on Debian's cloud and RT kernels.
 : "${GUEST_KVER:=6.1.0-57-amd64}"
 for fl in cloud rt; do

@@ -198,6 +198,30 @@ void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s)
 	s->rx_ring_full = w.rx_ring_full;
 }
 
+void scx_hca_for_each_qp_counters(struct scx_hca *hca,
+				   void (*fn)(void *ctx, const struct scx_hca_qp_counters *c), void *ctx)
+{
+	hca->dev.dp().for_each_tp([&](const hca::qp_runtime &rt, const hca::tp_counters &t) {
+		scx_hca_qp_counters c{};
+		c.qpn = rt.qpn;
+		c.state = rt.state;
+		c.tx_pkts = t.tx_pkts;
+		c.tx_bytes = t.tx_bytes;
+		c.rx_pkts = t.rx_pkts;
+		c.rx_bytes = t.rx_bytes;
+		c.retrans_timeout = t.retrans_timeout;
+		c.retrans_nak = t.retrans_nak;
+		c.seq_naks_sent = t.seq_naks_sent;
+		c.seq_naks_rcvd = t.seq_naks_rcvd;
+		c.rnr_naks_sent = t.rnr_naks_sent;
+		c.rnr_naks_rcvd = t.rnr_naks_rcvd;
+		c.dup_requests = t.dup_requests;
+		c.out_of_seq = t.out_of_seq;
+		c.dropped = t.dropped;
+		fn(ctx, &c);
+	});
+}
+
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)
 {
 	info->state = u32(hca->dev.state());

@@ -218,6 +218,16 @@ public:
 	// counted.
 	bool wire_rx(const u8 *frame, u32 len);
 	dp_wire_stats wire_stats() const;
+	// Each QP's transport counters, under the lock (fn must not sleep).
+	template <typename F> void for_each_tp(F fn)
+	{
+		lock_guard g(lock_);
+		d_.qps->for_each_qpn([&](u32 qpn) {
+			qp_runtime *rt = d_.qps->dp_get(qpn);
+			if (rt && rt->tp)
+				fn(*rt, rt->tp->cnt);
+		});
+	}
 
 	// vendor_err_synd values a ConnectX reports with each syndrome.
 	static u8 vendor_err(u8 syndrome);

@@ -163,6 +163,23 @@ struct scx_hca_wire_stats {
 };
 void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s);
 
+/* One QP's transport counters (the packet transport's engine). */
+struct scx_hca_qp_counters {
+	uint32_t qpn;
+	uint8_t state;           /* PRM qpc state */
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint64_t retrans_timeout, retrans_nak; /* go-back rounds, by cause */
+	uint64_t seq_naks_sent, seq_naks_rcvd;
+	uint64_t rnr_naks_sent, rnr_naks_rcvd;
+	uint64_t dup_requests;   /* the responder saw a PSN again */
+	uint64_t out_of_seq;     /* packets ahead of the expected PSN */
+	uint64_t dropped;        /* packets no QP state accepts */
+};
+/* fn for every QP with transport state; under the data path's lock, so
+ * it must not sleep. */
+void scx_hca_for_each_qp_counters(struct scx_hca *hca,
+				   void (*fn)(void *ctx, const struct scx_hca_qp_counters *c), void *ctx);
+
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */
 	uint32_t fw_pages;

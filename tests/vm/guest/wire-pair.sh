@@ -10,77 +10,9 @@
 # suite=wire-pair on both guests.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
-role=a rxe=
-for arg in $(</proc/cmdline); do
-	case $arg in role=*) role=${arg#role=} ;; rxe=*) rxe=${arg#rxe=} ;; esac
-done
-me=1 peer=2
-[ "$role" = a ] || { me=2 peer=1; }
-dev=softcx_eth0
-[ "$rxe" = "$role" ] && dev=rxe0
-
-# The NIC is virtio-net on PCI: both drivers, then eth0 appears.
-run_t 30 modprobe -a virtio_pci virtio_net
-for ((i = 0; i < 100; i++)); do
-	[ -e /sys/class/net/eth0 ] && break
-	sleep 0.1
-done
-run_t 10 ip link set eth0 up
-run_t 10 ip addr add 10.9.0.$me/24 dev eth0
-run_t 10 ip -6 addr add fd09::$me/64 dev eth0 nodad
-# The RDMA core resolves the peer's MAC through the neighbour table.
-run_t 10 ip neigh flush dev eth0
-if [ $dev = rxe0 ]; then
-	rxe_up rxe0 eth0 || { result wire_up FAIL rxe; finish; exit 1; }
-elif ! load_softcx packet_transport=1 || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
-	dmesg | tail -20
-	result wire_up FAIL
-	finish
-	exit 1
-fi
-g4=$(roce_v2_ipv4_gid_index $dev) || { result wire_up FAIL "no IPv4 GID"; finish; exit 1; }
-g6=
-for ((try = 0; try < 25 && !${#g6}; try++)); do
-	for ((i = 0; i < 16; i++)); do
-		read -r gid <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null || continue
-		read -r type <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null || continue
-		[ "$type" = "RoCE v2" ] && [[ $gid == fd09:* ]] && g6=$i
-	done
-	[ -n "$g6" ] || sleep 0.2
-done
-echo "gids: ipv4 $g4 ipv6 ${g6:-none}"
-result wire_up PASS "$dev on eth0, gids $g4 ${g6:-none}"
-# Both guests up before the first exchange (ping also fills the neighbour
-# tables the RDMA core resolves MACs from).
-for ((i = 0; i < 60; i++)); do
-	ping -c1 -W1 10.9.0.$peer >/dev/null 2>&1 && break
-done
-ping -6 -c1 -W2 fd09::$peer >/dev/null 2>&1
-
-# one NAME SERVER GIDX PEER_ADDR_FLAG CMD...: SERVER (a or b) runs CMD as the
-# server; the other guest runs it as the client of 10.9.0.x. Each side
-# reports NAME: its own exit status, and the client's last output line.
-one() {
-	local name=$1 server=$2 rc=0 try out
-	shift 2
-	if [ "$role" = "$server" ]; then
-		run_t 150 "$@" || rc=$?
-	else
-		for ((try = 0; try < 30; try++)); do
-			rc=0
-			run_t 120 "$@" 10.9.0.$peer || rc=$?
-			[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *"Unable to"* ]] || break
-			sleep 1
-		done
-	fi
-	out=$(grep -E 'Mbit/sec|^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' \t' ' ')
-	if [ $rc = 0 ]; then
-		result "$name" PASS "$role:${out:-ok}"
-	else
-		result "$name" FAIL "$role: exit $rc ${out}"
-		echo "$RUN_OUT" | tail -5
-	fi
-}
+here=${BASH_SOURCE%/*}
+[ -f "$here/wire-common.sh" ] || here=/harness/extra
+. "$here/wire-common.sh"
 
 one wire_rc_pingpong_v4 a ibv_rc_pingpong -d $dev -g "$g4" -n 200 -s 4096
 one wire_uc_pingpong_v4 b ibv_uc_pingpong -d $dev -g "$g4" -n 200 -s 1024
@@ -102,6 +34,34 @@ else
 fi
 
 ip -s link show eth0
+# Per-QP transport counters (debugfs qps) while a pingpong runs: its QP's
+# line shows packets each way.
+if [ $dev != rxe0 ]; then
+	# Read every 0.2 s until a QP's line shows packets both ways.
+	: >/tmp/qps.txt
+	(for ((i = 0; i < 150; i++)); do
+		cat /sys/kernel/debug/softcx/$dev/qps >/tmp/qps.now
+		if awk 'NR > 1 && $1 ~ /^0x/ && $3 > 0 && $5 > 0 { ok = 1 } END { exit !ok }' /tmp/qps.now; then
+			cp /tmp/qps.now /tmp/qps.txt
+			break
+		fi
+		sleep 0.2
+	done) &
+	qps_reader=$!
+	one wire_qp_counters_run a ibv_rc_pingpong -d $dev -g "$g4" -n 600 -s 64
+	wait $qps_reader
+	cat /tmp/qps.txt
+	# A line per QP: qpn state tx_pkts tx_bytes rx_pkts rx_bytes ...
+	if awk 'NR > 1 && $1 ~ /^0x/ && $3 > 0 && $5 > 0 { ok = 1 } END { exit !ok }' /tmp/qps.txt; then
+		result wire_qp_counters PASS "$(grep -m1 '^0x' /tmp/qps.txt)"
+	else
+		result wire_qp_counters FAIL "$(tr '\n' ';' </tmp/qps.txt)"
+	fi
+else
+	one wire_qp_counters_run a ibv_rc_pingpong -d $dev -g "$g4" -n 600 -s 64
+	say "ABSENT softcx rxe0 on this guest: no softcx QP counters to read"
+fi
+
 # The frames really crossed the link (and, on softcx, none was dropped as
 # malformed).
 if [ $dev = rxe0 ]; then

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the parts that run on two guests on a link (wire-pair.sh,
+# wire-netem.sh; tests/vm/run-pair.sh): eth0 up with 10.9.0.x and fd09::x
+# (x = 1 on guest a, 2 on b), softcx on it (or rdma_rxe on the guests that
+# rxe=a, b or ab names) as $dev, its RoCEv2 GID indexes in $g4 and $g6, the peer
+# reachable; result wire_up. Then one() runs an exchange between them.
+role=a rxe=
+for arg in $(</proc/cmdline); do
+	case $arg in role=*) role=${arg#role=} ;; rxe=*) rxe=${arg#rxe=} ;; esac
+done
+me=1 peer=2
+[ "$role" = a ] || { me=2 peer=1; }
+dev=softcx_eth0
+[[ -n $rxe && $rxe == *$role* ]] && dev=rxe0
+
+# The NIC is virtio-net on PCI: both drivers, then eth0 appears.
+run_t 30 modprobe -a virtio_pci virtio_net
+for ((i = 0; i < 100; i++)); do
+	[ -e /sys/class/net/eth0 ] && break
+	sleep 0.1
+done
+run_t 10 ip link set eth0 up
+run_t 10 ip addr add 10.9.0.$me/24 dev eth0
+run_t 10 ip -6 addr add fd09::$me/64 dev eth0 nodad
+# The RDMA core resolves the peer's MAC through the neighbour table.
+run_t 10 ip neigh flush dev eth0
+if [ $dev = rxe0 ]; then
+	rxe_up rxe0 eth0 || { result wire_up FAIL rxe; finish; exit 1; }
+elif ! load_softcx || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
+	dmesg | tail -20
+	result wire_up FAIL
+	finish
+	exit 1
+fi
+g4=$(roce_v2_ipv4_gid_index $dev) || { result wire_up FAIL "no IPv4 GID"; finish; exit 1; }
+g6=
+for ((try = 0; try < 25 && !${#g6}; try++)); do
+	for ((i = 0; i < 16; i++)); do
+		read -r gid <"/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null || continue
+		read -r type <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null || continue
+		[ "$type" = "RoCE v2" ] && [[ $gid == fd09:* ]] && g6=$i
+	done
+	[ -n "$g6" ] || sleep 0.2
+done
+echo "gids: ipv4 $g4 ipv6 ${g6:-none}"
+result wire_up PASS "$dev on eth0, gids $g4 ${g6:-none}"
+# Both guests up before the first exchange (ping also fills the neighbour
+# tables the RDMA core resolves MACs from).
+for ((i = 0; i < 60; i++)); do
+	ping -c1 -W1 10.9.0.$peer >/dev/null 2>&1 && break
+done
+ping -6 -c1 -W2 fd09::$peer >/dev/null 2>&1
+
+# one NAME SERVER CMD...: SERVER (a or b) runs CMD as the server; the other
+# guest runs it as the client of the server's IPv4 address, again while the
+# server is not listening yet (said in the result). Each side reports NAME:
+# its own exit status, and its last results line.
+one() {
+	local name=$1 server=$2 rc=0 try out
+	shift 2
+	if [ "$role" = "$server" ]; then
+		run_t 150 "$@" || rc=$?
+	else
+		for ((try = 0; try < 30; try++)); do
+			rc=0
+			run_t 120 "$@" 10.9.0.$peer || rc=$?
+			[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] || break
+			sleep 1
+		done
+	fi
+	out=$(grep -E 'Mbit/sec|^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' \t' ' ')
+	[ "${try:-0}" = 0 ] || out="$out [connect retried ${try}x: server not listening yet]"
+	if [ $rc = 0 ]; then
+		result "$name" PASS "$role:${out:-ok}"
+	else
+		result "$name" FAIL "$role: exit $rc ${out}"
+		echo "$RUN_OUT" | tail -5
+	fi
+}
+
