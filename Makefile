@@ -18,7 +18,7 @@ export SOFTCX_CACHE GUEST_KVER
 HOST_PKGS := build-essential g++ cmake libgtest-dev qemu-system-x86 linux-headers-$(GUEST_KVER) \
 	$(addprefix linux-headers-,$(FLAVOUR_KVERS)) \
 	linux-source-6.1 busybox-static flex bison libelf-dev libssl-dev bc ccache dwarves kmod \
-	cpio zstd rsync python3 clang libclang-rt-14-dev libibverbs-dev rdma-core dkms
+	cpio zstd rsync python3 clang libclang-rt-14-dev libibverbs-dev rdma-core dkms tshark
 
 KMOD_SRCS := Kbuild VERSION scripts/cxx.mk $(shell find kmod core_cpp kunit uapi -type f 2>/dev/null)
 

@@ -78,6 +78,9 @@ judge() {
 	done
 	# A kernel with kmemleak: suite.sh scans it as a last part of its own.
 	[ -n "${EXTRA_PARTS:-}" ] && parts+=($EXTRA_PARTS)
+	# WITHOUT: the features (space-separated) this guest lacks.
+	local wflags=() f
+	for f in ${WITHOUT:-}; do wflags+=(-w "$f"); done
 	if [ ${#parts[@]} -gt 0 ]; then
 		local line
 		while read -r line; do
@@ -85,7 +88,7 @@ judge() {
 			"FAIL "*) line=${line#FAIL }; bad "$name/${line%% *}" "${line#* }" ;;
 			"parts: "* | "times:"* | "not run: "*) echo "$name: $line" ;;
 			esac
-		done < <(tests/vm/check-results.sh ${WITHOUT:+-w "$WITHOUT"} "$dir/results.log" tests/vm/guest "${parts[@]}")
+		done < <(tests/vm/check-results.sh "${wflags[@]}" "$dir/results.log" tests/vm/guest "${parts[@]}")
 	fi
 	local scan
 	if scan=$(tests/vm/scan-log.sh "$dir/console.log" 2>&1); then
@@ -115,9 +118,20 @@ pair() {
 		# The guests rxe=a|b|ab names run rdma_rxe, not softcx.
 		local w='' a
 		for a in "$@"; do
-			case $a in rxe=*$side*) w=softcx ;; esac
+			case $a in
+			rxe=*$side*) w=softcx ;;
+			esac
 		done
 		WITHOUT=$w judge "$name/$side" "$out/$name/$side" "$out/$name/$side.log" $rc -- "$@"
+	done
+	# Guest a's capture of the link, decoded here by tshark, every
+	# frame's ICRC recomputed (tests/vm/wire-decode.py).
+	tests/vm/wire-decode.py "$out/$name/a/results.log" "$out/$name/capture.pcap" >"$out/$name/decode.txt" 2>&1
+	count_results "$out/$name/decode.txt" "$name/host"
+	local r
+	for r in wire_icrc wire_tshark wire_opcodes; do
+		grep -q "^RESULT $r " "$out/$name/decode.txt" ||
+			bad "$name/host/$r" "no result (see $out/$name/decode.txt)"
 	done
 }
 

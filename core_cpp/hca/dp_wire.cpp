@@ -54,7 +54,7 @@ bool fill_route(const vport &port, const tp_qp &q, const void *route, roce_route
 		sport = u16(prm::get(av, prm::av::rlid));
 		if (sport < 0xc000)
 			sport = flow_label_sport(r->flow_label ? r->flow_label
-							       : pair_flow_label(q.a.qpn, q.a.qpn));
+							       : pair_flow_label(q.a.qpn, prm::get(av, prm::av::dqpn)));
 	} else {
 		const qp_path &p = *static_cast<const qp_path *>(route);
 		sgid = port.roce_address(p.src_addr_index);

@@ -122,12 +122,12 @@ pingpong_pair() {
 # itself by the TSC and gives up ("Can't produce a report") when its
 # calibration against the clock is too noisy, as it often is under TCG with
 # KASAN; the side that gave up exits, and the other then fails its final
-# key exchange over TCP. Such a run is repeated (up to four in all), and
+# key exchange over TCP. Such a run is repeated (up to six in all), and
 # says so.
 perftest_pair() {
 	local attempt rc=1 why=()
 	CONNECT_TRIES=0
-	for attempt in 1 2 3 4; do
+	for attempt in 1 2 3 4 5 6; do
 		perftest_pair_once "$@" && { rc=0; break; }
 		perftest_noise /tmp/perf-last.log || break
 		echo "+ perftest could not calibrate its clock (TCG noise): again" >&2

@@ -62,6 +62,21 @@ else
 	say "ABSENT softcx rxe0 on this guest: no softcx QP counters to read"
 fi
 
+# rdma_rxe in this guest too (wire-common.sh), loaded before softcx on a,
+# after it on b: softcx's traffic above ran with it there; now its own, on
+# a TCP port of its own (the other guest may already be calling on the
+# usual one for the next exchange).
+if [ $dev != rxe0 ]; then
+	order=after
+	[ "$role" = a ] && order=before
+	if [ $alongside_up = 1 ] && gx=$(roce_v2_ipv4_gid_index rxe1) &&
+		pingpong_pair rxe1 "$gx" ibv_rc_pingpong -n 100 -s 1024 -p 18999; then
+		result wire_rxe_alongside PASS "rxe1 on dummy0, loaded $order softcx: $(grep -m1 Mbit <<<"$RUN_OUT")"
+	else
+		result wire_rxe_alongside FAIL "rxe1 on dummy0, loaded $order softcx (up: $alongside_up)"
+	fi
+fi
+
 # The frames really crossed the link (and, on softcx, none was dropped as
 # malformed).
 if [ $dev = rxe0 ]; then
@@ -73,17 +88,97 @@ if [ $dev = rxe0 ]; then
 	else
 		result wire_counters FAIL "rxe sent $sent rcvd $rcvd"
 	fi
-	finish
-	exit
-fi
-w=/sys/kernel/debug/softcx/$dev/wire
-cat "$w"
-declare -A c
-while read -r k v; do c[$k]=$v; done <"$w"
-if [ "${c[tx_frames]:-0}" -gt 0 ] && [ "${c[rx_frames]:-0}" -gt 0 ] && [ "${c[rx_handler]:-}" = on ] &&
-	[ $((${c[rx_bad_ip]:-1} + ${c[rx_bad_udp]:-1} + ${c[rx_bad_icrc]:-1})) = 0 ]; then
-	result wire_counters PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}"
 else
-	result wire_counters FAIL "$(tr '\n' ' ' <"$w")"
+	w=/sys/kernel/debug/softcx/$dev/wire
+	cat "$w"
+	declare -A c
+	while read -r k v; do c[$k]=$v; done <"$w"
+	if [ "${c[tx_frames]:-0}" -gt 0 ] && [ "${c[rx_frames]:-0}" -gt 0 ] && [ "${c[rx_handler]:-}" = on ] &&
+		[ $((${c[rx_bad_ip]:-1} + ${c[rx_bad_udp]:-1} + ${c[rx_bad_icrc]:-1})) = 0 ]; then
+		result wire_counters PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}"
+	else
+		result wire_counters FAIL "$(tr '\n' ' ' <"$w")"
+	fi
+fi
+
+# A capture of a few exchanges of every kind, on guest a, for the host to
+# decode with tshark and to check every frame's ICRC (tests/vm/wire-decode.py):
+# FRAME lines on the results port.
+tx0=$(</sys/class/net/eth0/statistics/tx_packets)
+if [ "$role" = a ]; then
+	python3 "$here/roce_sniff.py" eth0 /tmp/frames.txt &
+	sniff=$!
+	sleep 1
+fi
+# The exchanges are run for their frames (perftest may still fail
+# its own clock calibration after them); the host judges the frames.
+export ONE_LOG_ONLY=1
+one capture_rc a ibv_rc_pingpong -d $dev -g "$g4" -n 3 -s 3000
+one capture_ud b ibv_ud_pingpong -d $dev -g "$g4" -n 2 -s 100
+one capture_write a ib_write_bw -d $dev -x "$g4" -n 5 -s 3000
+# -o: rxe offers 128 outstanding READs; a ConnectX (and softcx) take 16.
+one capture_read b ib_read_bw -d $dev -x "$g4" -n 5 -s 3000 -o 16
+one capture_atomic a ib_atomic_bw -d $dev -x "$g4" -n 5
+[ -z "$g6" ] || one capture_rc_v6 b ibv_rc_pingpong -d $dev -g "$g6" -n 2 -s 200
+unset ONE_LOG_ONLY
+if [ "$role" = a ]; then
+	sleep 1
+	kill -TERM $sniff
+	wait $sniff
+	n=0
+	while read -r f; do
+		echo "FRAME $f" >"$RESULTS_PORT"
+		n=$((n + 1))
+	done </tmp/frames.txt
+	if [ $n -gt 0 ]; then
+		result wire_capture PASS "$n frames captured (judged on the host)"
+	else
+		result wire_capture FAIL "no frame captured"
+	fi
+else
+	tx=$(($(</sys/class/net/eth0/statistics/tx_packets) - tx0))
+	if [ $tx -gt 0 ]; then
+		result wire_capture PASS "$tx frames sent to a, which captures"
+	else
+		result wire_capture FAIL "nothing sent during the exchanges"
+	fi
+fi
+
+# Malformed frames from the wire: guest b copies one of its own frames to
+# a and sends it damaged five ways (wire_inject.py, N of each) while an RC
+# pingpong with its payload checked runs on that QP pair. a (softcx) must
+# count exactly what was sent, each kind where it belongs, and the
+# pingpong must complete.
+n_bad=5
+if [ "$role" = b ]; then
+	python3 "$here/wire_inject.py" eth0 10.9.0.1 $n_bad >/tmp/inject.txt 2>&1 &
+	inj=$!
+	one wire_malformed_run a ibv_rc_pingpong -d $dev -g "$g4" -n 300 -s 512 --chk
+	irc=0
+	wait $inj || irc=$?
+	cat /tmp/inject.txt
+	if [ $irc = 0 ] && [ "$(grep -c "^sent [a-z_]* $n_bad\$" /tmp/inject.txt)" = 5 ]; then
+		result wire_malformed PASS "5 kinds x $n_bad sent; $(grep ICRC /tmp/inject.txt)"
+	else
+		result wire_malformed FAIL "injector exit $irc: $(tr '\n' ';' </tmp/inject.txt)"
+	fi
+elif [ $dev = rxe0 ]; then
+	one wire_malformed_run a ibv_rc_pingpong -d $dev -g "$g4" -n 300 -s 512 --chk
+	result wire_malformed FAIL "guest a must run softcx to judge what it received"
+else
+	dbg=/sys/kernel/debug/softcx/$dev
+	declare -A w0 w1
+	while read -r k v; do w0[$k]=$v; done < <(cat $dbg/wire $dbg/dp)
+	one wire_malformed_run a ibv_rc_pingpong -d $dev -g "$g4" -n 300 -s 512 --chk
+	sleep 2 # the injector's last frames
+	while read -r k v; do w1[$k]=$v; done < <(cat $dbg/wire $dbg/dp)
+	delta() { echo $((${w1[$1]:-0} - ${w0[$1]:-0})); }
+	got="bad_icrc $(delta rx_bad_icrc) bad_ip $(delta rx_bad_ip) bad_udp $(delta rx_bad_udp) no_qp $(delta rx_no_qp)"
+	want="bad_icrc $n_bad bad_ip $((2 * n_bad)) bad_udp $n_bad no_qp $n_bad"
+	if [ "$got" = "$want" ]; then
+		result wire_malformed PASS "dropped and counted: $got"
+	else
+		result wire_malformed FAIL "counted $got, sent $want"
+	fi
 fi
 finish
