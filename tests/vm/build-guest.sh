@@ -36,8 +36,9 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 	coreutils libacl1 libattr1 libgmp10)
 # crc32_* are requested by rxe through the crypto API (request_module), so
 # they are not in modules.dep and must be named explicitly.
+# sch_netem: the lossy link of make soak's wire-netem pairs.
 MODS=(rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm veth
-	dummy virtio_net virtio_pci crc32_generic crc32_pclmul)
+	dummy virtio_net virtio_pci crc32_generic crc32_pclmul sch_netem)
 : "${SOURCE_DATE_EPOCH:=0}"
 KERNEL_DIR=${KERNEL_DIR:-}
 debs=$SOFTCX_CACHE/debs

@@ -9,6 +9,7 @@
 # from (retransmissions, duplicates seen by the responder, packets out of
 # sequence). With rxe=a|b, rdma_rxe on that guest.
 set -uo pipefail
+. "${BASH_SOURCE%/*}/common.sh"
 here=${BASH_SOURCE%/*}
 [ -f "$here/wire-common.sh" ] || here=/harness/extra
 . "$here/wire-common.sh"
