@@ -142,6 +142,7 @@ void merge(u8 *img, const u8 *qpc, const transition &t, u8 st, u32 mask)
 			take(img, qpc, q::retry_count);
 			take(img, qpc, q::rnr_retry);
 			take(img, qpc, q::log_sra_max);
+			take(img, qpc, q::log_ack_req_freq);
 			take(ipath, path, prm::ads::ack_timeout);
 		}
 		break;
@@ -226,6 +227,7 @@ void decode(qp_runtime &rt, const u8 *img)
 	rt.rnr_retry = u8(prm::get(img, q::rnr_retry));
 	rt.min_rnr_nak = u8(prm::get(img, q::min_rnr_nak));
 	rt.log_sra_max = u8(prm::get(img, q::log_sra_max));
+	rt.log_ack_req_freq = u8(prm::get(img, q::log_ack_req_freq));
 	rt.log_rra_max = u8(prm::get(img, q::log_rra_max));
 	rt.pm_state = u8(prm::get(img, q::pm_state));
 	rt.counter_set_id = u8(prm::get(img, q::counter_set_id));
@@ -279,6 +281,7 @@ void sync_transport(qp_runtime &rt, u8 from)
 	a.timeout = rt.path.ack_timeout;
 	a.max_rd_atomic = u8(1u << min<u32>(rt.log_sra_max, hca_limits::log_max_ra));
 	a.max_dest_rd_atomic = u8(1u << min<u32>(rt.log_rra_max, hca_limits::log_max_ra));
+	a.log_ack_req_freq = rt.log_ack_req_freq;
 	a.qkey = rt.q_key;
 	a.route = &rt.path;
 	if (rt.state == qs::rtr && from == qs::init)

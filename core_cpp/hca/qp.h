@@ -18,7 +18,8 @@
 //              the primary path's RoCE fields (rmac, rgid, src_addr_index,
 //              hop_limit, tclass, flow_label, udp_sport, dscp, eth_prio ...),
 //              next_rcv_psn; RC also log_rra_max, min_rnr_nak; UD: nothing
-//   RTR2RTS    next_send_psn; RC also retry_count, rnr_retry, log_sra_max
+//   RTR2RTS    next_send_psn; RC also retry_count, rnr_retry, log_sra_max,
+//              log_ack_req_freq
 //              and the primary path's ack_timeout
 //   INIT2INIT, RTS2RTS: optional fields only
 // plus, in each, the optional fields its opt_param_mask selects; the bits
@@ -117,7 +118,8 @@ struct qp_runtime {
 	u8 cs_req;
 	u8 cs_res;
 	u8 rlky;
-	u8 pad[2];
+	u8 log_ack_req_freq;  // the requester's AckReq cadence: 2^n packets
+	u8 pad[1];
 	u32 remote_qpn;
 	u32 q_key;
 	u32 next_send_psn;

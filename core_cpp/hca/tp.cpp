@@ -114,7 +114,7 @@ void transport::tick(tp_qp &q, u64 now)
 			break;
 		if (f.acked || f.syndrome)
 			continue;
-		comp_retry_from(q, psn_add(f.psn, f.read_pkts), now, true);
+		comp_retry_from(q, psn_add(f.psn, f.read_pkts + f.acked_pkts), now, true);
 		return;
 	}
 	q.retry_at = 0;

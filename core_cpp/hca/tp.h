@@ -177,6 +177,7 @@ struct tp_flight {
 	u32 npkts = 0;       // PSNs it takes (a READ: its responses; local: 0)
 	bool started = false; // given its PSNs (or run, if local)
 	u32 read_pkts = 0;   // READ responses placed so far
+	u32 acked_pkts = 0;  // SEND/WRITE: packets an ACK covered so far
 	bool acked = false;  // nothing more to hear for it
 	u8 syndrome = 0;     // it failed: complete it with this
 };
@@ -199,6 +200,7 @@ struct tp_qp_attr {
 	u32 sq_psn = 0, rq_psn = 0;
 	u8 retry_cnt = 7, rnr_retry = 7, min_rnr_timer = 0, timeout = 14;
 	u8 max_rd_atomic = 1, max_dest_rd_atomic = 1;
+	u8 log_ack_req_freq = 0;  // AckReq at least every 2^n packets (and on a last)
 	u16 pkey = 0xffff;
 	u32 qkey = 0;
 	const void *route = nullptr;
@@ -303,6 +305,7 @@ private:
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);
 	bool req_emit_request(tp_qp &q, const ib_hdr &h);
 	static bool req_may_start(const tp_qp &q, const tp_send_wr &wr);
+	static bool ack_req_due(const tp_qp &q, u32 psn);
 	// tp_comp.cpp
 	void comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);
 	bool comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn, u64 now);

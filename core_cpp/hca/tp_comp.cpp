@@ -43,6 +43,20 @@ tp_flight *first_unacked(tp_qp &q)
 	return nullptr;
 }
 
+// An answer within a SEND or WRITE (its AckReq every 2^n packets):
+// the packets before psn (and psn itself if inclusive) arrived. true:
+// that is news.
+bool ack_part(tp_flight &f, u32 psn, bool inclusive)
+{
+	if (f.acked || f.syndrome || is_rd_atomic(f.wr.op) || f.wr.op == tp_op::local)
+		return false;
+	i32 k = psn_diff(psn, f.psn) + (inclusive ? 1 : 0);
+	if (k <= 0 || u32(k) <= f.acked_pkts)
+		return false;
+	f.acked_pkts = u32(k);
+	return true;
+}
+
 } // namespace
 
 void transport::comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now)
@@ -122,8 +136,10 @@ bool transport::comp_ack_upto(tp_qp &q, u32 psn, bool inclusive, u32 *retry_psn,
 		if (!f.started)
 			break;
 		i32 d = psn_diff(psn_add(f.psn, f.npkts - 1), psn);
-		if (d > 0 || (d == 0 && !inclusive))
+		if (d > 0 || (d == 0 && !inclusive)) {
+			progress |= ack_part(f, psn, inclusive);
 			break;
+		}
 		if (f.acked || f.syndrome)
 			continue;
 		if (is_rd_atomic(f.wr.op)) {

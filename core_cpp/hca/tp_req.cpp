@@ -104,6 +104,15 @@ void transport::tx_commit(tp_qp &q, u32 wire_len)
 	link_.tx_commit(q);
 }
 
+// Within a long message the requester asks for an ACK every 2^n packets:
+// each one is progress the retransmission timer sees, so a message that
+// takes longer than the ACK timeout to send is not retried for it.
+bool transport::ack_req_due(const tp_qp &q, u32 psn)
+{
+	u32 mask = (1u << min<u32>(q.a.log_ack_req_freq, 15)) - 1;
+	return (psn_add(psn, 1) & mask) == 0;
+}
+
 bool transport::req_may_start(const tp_qp &q, const tp_send_wr &wr)
 {
 	if (is_rd_atomic(wr.op) && q.rd_outstanding >= max<u32>(1, q.a.max_rd_atomic))
@@ -135,6 +144,8 @@ bool transport::req_send_one(tp_qp &q, u64 now)
 		q.cur++;
 		q.cur_pkt = 0;
 	}
+	if (q.cur != q.tail)
+		q.cur_pkt = max(q.cur_pkt, q.flights[q.cur % q.flight_cap].acked_pkts);
 	if (q.cur == q.tail && !req_fetch(q))
 		return false;
 	return req_emit(q, q.flights[q.cur % q.flight_cap], now);
@@ -217,7 +228,7 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 	h.opcode = u8(transport_bits(q.a.st) | data_opcode(f.wr.op, k, f.npkts));
 	bool last = k == f.npkts - 1;
 	h.se = last && f.wr.solicited;
-	h.ack_req = last && q.a.st == tp_st::rc;
+	h.ack_req = q.a.st == tp_st::rc && (last || ack_req_due(q, psn_add(f.psn, k)));
 	h.pad = u8(-plen & 3);
 	h.pkey = q.a.pkey;
 	h.psn = psn_add(f.psn, k);

@@ -305,6 +305,54 @@ TEST(Transport, RetryCountRunsOutOnADeadLink)
 	EXPECT_EQ(f.a.t.cnt.retrans_timeout, 3u);
 }
 
+namespace {
+
+// A 256 KiB WRITE and SEND from a to b over a wire that carries a packet a
+// microsecond: each takes about twice the ACK timeout (131 us) to send.
+struct long_messages {
+	pair_fixture f{6};
+	explicit long_messages(u8 log_ack_req_freq)
+	{
+		world &w = f.w;
+		w.net.rates.pkt_ns = 1000;
+		f.a.t.a.log_ack_req_freq = log_ack_req_freq;
+		fill(w.a.mem, 0, 0x40000, 3);
+		w.post_recv(f.b, 0x100000, 0x40000, 0);
+		w.post_send(f.a, wr_of(tp_op::write, 0x40000, 0, f.b_key), 0);
+		w.post_send(f.a, wr_of(tp_op::send, 0x40000), 0);
+		w.run();
+	}
+};
+
+} // namespace
+
+TEST(Transport, MessagesLongerThanTheAckTimeoutAreAckedAsTheyGo)
+{
+	long_messages m(4);
+	world &w = m.f.w;
+	ASSERT_EQ(m.f.a.done.size(), 2u);
+	EXPECT_EQ(m.f.a.done[0].syndrome, 0);
+	EXPECT_EQ(m.f.a.done[1].syndrome, 0);
+	EXPECT_TRUE(same(w.b.mem, 0x40000, w.a.mem, 0, 0x40000));
+	ASSERT_EQ(m.f.b.recvd.size(), 1u);
+	EXPECT_TRUE(same(w.b.mem, 0x100000, w.a.mem, 0, 0x40000));
+	EXPECT_EQ(m.f.a.t.cnt.retrans_timeout, 0u);
+	// AckReq on every 16th PSN and on each message's last packet, nowhere
+	// else (the responder's ACKs never carry it).
+	u64 want = 0;
+	for (u32 psn = 100; psn < 100 + 512; psn++)
+		want += (psn + 1) % 16 == 0 || psn == 100 + 255 || psn == 100 + 511;
+	EXPECT_EQ(w.net.ack_reqs, want);
+}
+
+TEST(Transport, WithoutAckRequestsALongMessageTimesOut)
+{
+	// The same messages asking for an ACK only at their end: the timer
+	// expires while the first is still being sent.
+	long_messages m(15);
+	EXPECT_GT(m.f.a.t.cnt.retrans_timeout, 0u);
+}
+
 TEST(Transport, NaksFailTheWqeAndBothQps)
 {
 	struct {

@@ -148,6 +148,11 @@ void link::tx_commit(tp_qp &)
 {
 	sent++;
 	u8 opc = building[0];
+	if (prm::get(building.data(), wire::bth::ack_req))
+		ack_reqs++;
+	// A slow wire queues what is sent faster than it can carry.
+	u64 &free_at = wire_free[building_to->n];
+	free_at = std::max(now, free_at) + rates.pkt_ns;
 	bool aimed = drop_opcode == opc && drop_opcode_left;
 	if (aimed || chance(rates.drop)) {
 		if (aimed)
@@ -155,7 +160,7 @@ void link::tx_commit(tp_qp &)
 		dropped++;
 		return;
 	}
-	u64 at = now + rates.latency_ns;
+	u64 at = free_at + rates.latency_ns;
 	if (chance(rates.reorder)) {
 		reordered++;
 		at += rates.reorder_ns;

@@ -100,6 +100,7 @@ struct link_rates {
 	double drop = 0, dup = 0, reorder = 0;
 	u64 latency_ns = 2000;
 	u64 reorder_ns = 20000;   // how late a reordered packet arrives
+	u64 pkt_ns = 0;           // the wire's time per packet (0: unlimited)
 };
 
 struct link final : tp_link {
@@ -116,6 +117,8 @@ struct link final : tp_link {
 	qp *building_to = nullptr;
 	u64 now = 0, seq = 0;
 	u64 sent = 0, dropped = 0, duplicated = 0, reordered = 0;
+	u64 ack_reqs = 0;         // packets sent with the BTH's AckReq bit
+	std::map<const node *, u64> wire_free;   // per direction (by receiver): when its queue is sent
 	// Drop the next drop_opcode_left packets whose BTH opcode is this.
 	u32 drop_opcode = 0x100;
 	u32 drop_opcode_left = 0;
