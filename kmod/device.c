@@ -148,11 +148,11 @@ static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
 MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (1) or at nice -20 (0) (default 1)");
 
-/* Opt-in: ib_write_lat -a failed once at 8 MiB with packets (README). */
-static bool scx_packet_transport;
+/* The direct copy (0) stays selectable until it is deleted (README). */
+static bool scx_packet_transport = true;
 module_param_named(packet_transport, scx_packet_transport, bool, 0444);
 MODULE_PARM_DESC(packet_transport,
-		 "messages as packets through the transport engine, and RoCEv2 on the netdev (1), or by direct copy within this kernel (0) (default 0)");
+		 "messages as packets through the transport engine, and RoCEv2 on the netdev (1), or by direct copy within this kernel (0) (default 1)");
 
 /*
  * The poller must look again soon (new work, a new timer). The flag covers
