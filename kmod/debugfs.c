@@ -263,6 +263,12 @@ static const struct file_operations scx_inject_fops = {
 	.llseek = no_llseek,
 };
 
+static int scx_lock_times_seq(struct seq_file *m, void *v)
+{
+	scx_lock_times_show(m);
+	return 0;
+}
+
 static ssize_t scx_nop_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
 {
 	struct scx_kdev *kdev = file_inode(f)->i_private;
@@ -471,6 +477,33 @@ static const struct file_operations scx_bench_fops = {
 	.write = scx_bench_write,
 	.llseek = no_llseek,
 };
+
+static int scx_lock_times_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, scx_lock_times_seq, NULL);
+}
+
+/* Any write starts the measurement over. */
+static ssize_t scx_lock_times_write(struct file *f, const char __user *ubuf, size_t len,
+				    loff_t *pos)
+{
+	scx_lock_times_reset();
+	return len;
+}
+
+static const struct file_operations scx_lock_times_fops = {
+	.owner = THIS_MODULE,
+	.open = scx_lock_times_open,
+	.read = seq_read,
+	.write = scx_lock_times_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+void scx_debugfs_add_global(struct dentry *root)
+{
+	debugfs_create_file("lock_times", 0600, root, NULL, &scx_lock_times_fops);
+}
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root)
 {

@@ -166,6 +166,12 @@ void scx_kdev_dp_stream(struct scx_kdev *kdev);
 void scx_kdev_defer(struct scx_kdev *kdev, struct scx_dp_defer *d);
 
 void scx_debugfs_add(struct scx_kdev *kdev, struct dentry *root);
+/* softcx/lock_times: module-wide, in the debugfs root. */
+void scx_debugfs_add_global(struct dentry *root);
+/* env.c: the longest lock holds and interrupts-off sections. */
+struct seq_file;
+void scx_lock_times_show(struct seq_file *m);
+void scx_lock_times_reset(void);
 /* /sys/kernel/debug/softcx */
 struct dentry *scx_debugfs_root(void);
 

@@ -15,6 +15,8 @@
 #include <linux/overflow.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -58,9 +60,65 @@ void scx_env_dma_free(void *cpu, size_t size, uint64_t dma)
 
 struct scx_spinlock {
 	spinlock_t lock;
+	unsigned int cls;
+	u64 since;	/* when the holder took it */
+	u64 irq_since;	/* when taking it turned interrupts off, or 0 */
+	unsigned long where;	/* who took it */
 };
 
 static struct lock_class_key scx_lock_keys[SCX_LOCK_CLASSES];
+
+/*
+ * The longest hold of each lock class and the longest interrupts-off
+ * section a softcx lock made, since load or the last reset (debugfs
+ * "lock_times"): what bounded work promises, measured where it is kept.
+ */
+static atomic64_t scx_lock_max_ns[SCX_LOCK_CLASSES];
+static atomic64_t scx_irqoff_max_ns;
+/* Who held it that long (racy against a new maximum: a hint for a human). */
+static unsigned long scx_lock_max_where[SCX_LOCK_CLASSES];
+static unsigned long scx_irqoff_max_where;
+
+static const char *const scx_lock_names[SCX_LOCK_CLASSES] = {
+	"hca_cmd", "hca_eq", "hca_objects", "hca_cq", "drv_cmd", "drv_eq",
+	"drv_cq_table", "test_a", "test_b", "hca_qp", "hca_srq", "hca_dp",
+	"hca_dp_rx",
+};
+
+/* true: v is the new maximum. */
+static bool scx_note_max(atomic64_t *max, u64 v)
+{
+	s64 cur = atomic64_read(max);
+
+	while ((s64)v > cur) {
+		s64 seen = atomic64_cmpxchg(max, cur, v);
+
+		if (seen == cur)
+			return true;
+		cur = seen;
+	}
+	return false;
+}
+
+static void scx_lock_taken(struct scx_spinlock *l, unsigned long flags, unsigned long where)
+{
+	u64 now = local_clock();
+
+	l->since = now;
+	l->where = where;
+	/* On PREEMPT_RT the lock leaves interrupts on. */
+	l->irq_since = !irqs_disabled_flags(flags) && irqs_disabled() ? now : 0;
+}
+
+static void scx_lock_dropping(struct scx_spinlock *l)
+{
+	u64 now = local_clock();
+
+	if (scx_note_max(&scx_lock_max_ns[l->cls], now - l->since))
+		WRITE_ONCE(scx_lock_max_where[l->cls], l->where);
+	if (l->irq_since && scx_note_max(&scx_irqoff_max_ns, now - l->irq_since))
+		WRITE_ONCE(scx_irqoff_max_where, l->where);
+}
 
 struct scx_spinlock *scx_env_spin_new(unsigned int lock_class)
 {
@@ -68,11 +126,12 @@ struct scx_spinlock *scx_env_spin_new(unsigned int lock_class)
 
 	if (lock_class >= SCX_LOCK_CLASSES)
 		return NULL;
-	l = kmalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return NULL;
 	spin_lock_init(&l->lock);
 	lockdep_set_class(&l->lock, &scx_lock_keys[lock_class]);
+	l->cls = lock_class;
 	return l;
 }
 
@@ -86,11 +145,13 @@ unsigned long scx_env_spin_lock(struct scx_spinlock *lock)
 	unsigned long flags;
 
 	spin_lock_irqsave(&lock->lock, flags);
+	scx_lock_taken(lock, flags, _RET_IP_);
 	return flags;
 }
 
 void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags)
 {
+	scx_lock_dropping(lock);
 	spin_unlock_irqrestore(&lock->lock, flags);
 }
 
@@ -100,8 +161,31 @@ bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
 
 	if (!spin_trylock_irqsave(&lock->lock, f))
 		return false;
+	scx_lock_taken(lock, f, _RET_IP_);
 	*flags = f;
 	return true;
+}
+
+void scx_lock_times_show(struct seq_file *m)
+{
+	unsigned int i;
+
+	seq_printf(m, "irqs_off_max_ns %lld %pS\n", atomic64_read(&scx_irqoff_max_ns),
+		   (void *)READ_ONCE(scx_irqoff_max_where));
+	for (i = 0; i < SCX_LOCK_CLASSES; i++)
+		if (scx_lock_names[i])
+			seq_printf(m, "held_max_ns %s %lld %pS\n", scx_lock_names[i],
+				   atomic64_read(&scx_lock_max_ns[i]),
+				   (void *)READ_ONCE(scx_lock_max_where[i]));
+}
+
+void scx_lock_times_reset(void)
+{
+	unsigned int i;
+
+	atomic64_set(&scx_irqoff_max_ns, 0);
+	for (i = 0; i < SCX_LOCK_CLASSES; i++)
+		atomic64_set(&scx_lock_max_ns[i], 0);
 }
 
 struct scx_completion {

@@ -153,6 +153,7 @@ static int __init softcx_init(void)
 	if (err)
 		return err;
 	scx_debugfs_dir = debugfs_create_dir(SOFTCX_DEBUGFS_DIR, NULL);
+	scx_debugfs_add_global(scx_debugfs_dir);
 	err = scx_ib_init(&ibs);
 	if (err)
 		goto err_debugfs;

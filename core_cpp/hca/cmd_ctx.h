@@ -8,6 +8,7 @@
 #include "hca/mailbox.h"
 #include "prm/cmd.h"
 #include "prm/cmdq.h"
+#include "lib/sync.h"
 
 namespace scx::hca {
 
@@ -27,6 +28,18 @@ struct cmd_ctx {
 	// Set by the executor: the command ran short of firmware memory the
 	// driver has been asked for; it is held and run again once that came.
 	bool wait_for_pages = false;
+	// The data path's lock, which the executor holds around the command.
+	lock_guard *dp_hold = nullptr;
+
+	// In a long loop over the input (page and translation lists), before
+	// anything of the object is visible to the data path: lets it (and
+	// interrupts) in every 64 entries, so no command holds the lock
+	// long whatever its list's length.
+	void relax_at(u32 i)
+	{
+		if ((i & 63) == 63 && dp_hold)
+			dp_hold->relax();
+	}
 
 	bool fail(u8 st, u32 synd)
 	{

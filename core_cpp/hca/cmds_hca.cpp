@@ -186,6 +186,7 @@ void device::manage_pages(cmd_ctx &c)
 		if (n > cfg_.max_pages || !c.need_in(in::pas.byte_off + n * 8, synd::short_list))
 			return;
 		for (u32 i = 0; i < n; i++) {
+			c.relax_at(i);
 			bool good = true;
 			u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 			u32 bad = good ? pages_.give(pa) : synd::short_list;

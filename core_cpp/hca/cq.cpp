@@ -74,6 +74,7 @@ void cq_engine::create(cmd_ctx &c)
 	}
 	cq->pas = *list;
 	for (u32 i = 0; i < npas; i++) {
+		c.relax_at(i);
 		bool good = true;
 		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {
@@ -277,6 +278,7 @@ void cq_engine::resize(cmd_ctx &c)
 		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
 	fw_list pas = *list;
 	for (u32 i = 0; i < npas; i++) {
+		c.relax_at(i);
 		bool good = true;
 		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {

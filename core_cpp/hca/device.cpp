@@ -73,6 +73,8 @@ void device::execute(cmd_ctx &c)
 		qps_.prepare_create();
 	// No object the data path uses changes under a WQE in flight.
 	lock_guard dp(dp_.lock());
+	dp_.command_ran();
+	c.dp_hold = &dp;
 	constexpr hca_state E = hca_state::enabled, I = hca_state::initialized;
 	switch (c.opcode) {
 	case op::enable_hca: enable_hca(c); break;
@@ -142,6 +144,10 @@ void device::execute(cmd_ctx &c)
 		c.fail(st::bad_op_err, synd::bad_opcode);
 		break;
 	}
+	// What the command changed is seen afresh, also by a pass that ran
+	// while it relaxed the lock.
+	dp_.command_ran();
+	c.dp_hold = nullptr;
 	after_command(c);
 }
 

@@ -164,13 +164,23 @@ u32 data_path::round(bool trapped, bool *left)
 	// backing off unless it finds a QP to run.
 	bool sweep_due = packet_transport_ && now - last_sweep_ >= u64(policy_.sweep_us) * 1000;
 	u64 visits = stats_.qp_visits;
-	if (work || sweep_due || now >= next_timer_) {
+	if (in_pass_) {
+		// Another round's pass let the lock go: it runs what was
+		// listed here; this one only asks to be called again soon.
+		more_ = true;
+		busy_ = true;
+	} else if (work || sweep_due || now >= next_timer_) {
 		more_ = false;
 		next_timer_ = ~0ull;
-		if (packet_transport_)
+		if (packet_transport_) {
+			in_pass_ = true;
+			held_ = &g;
 			pass_tp(now);
-		else
+			held_ = nullptr;
+			in_pass_ = false;
+		} else {
 			pass(now);
+		}
 	}
 	if (stats_.qp_visits != visits)
 		work = true;
@@ -235,6 +245,9 @@ u32 data_path::busy_backoff()
 
 void data_path::settle()
 {
+	// A pass the command came between finishes the work.
+	if (in_pass_)
+		return;
 	more_ = false;
 	next_timer_ = ~0ull;
 	sweep_ = true;

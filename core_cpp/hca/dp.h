@@ -183,6 +183,9 @@ public:
 
 	// Held by commands that change or free what the data path uses.
 	spinlock &lock() { return lock_; }
+	// Under lock(), by a command that may have changed keys or queues: a
+	// pass that let the lock go in between resolves again what it cached.
+	void command_ran() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
 
 	// One round: doorbells, due timers, the work they reveal. Returns the
 	// microseconds the caller may sleep before the next round (0: none).
@@ -347,7 +350,9 @@ private:
 
 	// The packet transport (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
 	void pass_tp(u64 now);
-	bool visit(qp_runtime &rt, u64 now);
+	bool visit(u32 qpn, u64 now);
+	bool visit_one(u32 qpn, u64 now, bool first);
+	void relax();
 	void activate(qp_runtime &rt);
 	void activate_qpn(u32 qpn);
 	void track_timer(qp_runtime &rt);
@@ -362,6 +367,12 @@ private:
 	bool fetch_again(qp_runtime &rt, u16 idx, u32 *ds);
 
 	bool packet_transport_ = false;
+	// The packet transport's pass lets the lock go between packets
+	// (relax()): held_ is the round's guard, in_pass_ keeps a second
+	// pass from starting meanwhile (a round that finds one running only
+	// lists what its doorbells name).
+	lock_guard *held_ = nullptr;
+	bool in_pass_ = false;
 	// QPs with work, in the order they got it (a FIFO of QPNs), and QPs
 	// with a timer armed; a sweep is due (a command changed QP states,
 	// a kick without a QPN) or was last made at last_sweep_.

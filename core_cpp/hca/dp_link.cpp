@@ -106,6 +106,8 @@ bool data_path::drain_rx(u64 now, u32 budget)
 {
 	u32 n = 0;
 	for (; n < budget; n++) {
+		if (n)
+			relax();
 		dp_rx_pkt *p = rx_.front();
 		if (!p)
 			break;

@@ -76,27 +76,56 @@ void data_path::run_timers(u64 now)
 	}
 }
 
-// One turn of rt: its answers, retransmissions and new WQEs, up to a
-// budget. true if it sent something.
-bool data_path::visit(qp_runtime &rt, u64 now)
+// Between two packets: lets commands, the receive softirq and interrupts
+// in. Nothing read under the lock is trusted after it (QPs are looked up
+// again; a command resets the cached lists).
+void data_path::relax()
+{
+	if (held_)
+		held_->relax();
+}
+
+// One turn of a QP: its answers, retransmissions and new WQEs, up to a
+// budget, one packet per lock hold. true if it sent something.
+bool data_path::visit(u32 qpn, u64 now)
 {
 	stats_.qp_visits++;
-	if (!rt.tp)
+	bool sent = false;
+	for (u32 k = 0; k < pkts_per_turn; k++) {
+		if (k)
+			relax();
+		if (!visit_one(qpn, now, k == 0))
+			break;
+		sent = true;
+	}
+	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (!rt || !rt->tp)
+		return sent;
+	if (!rt->tp->in_error && transport::has_tx(*rt->tp, now))
+		activate(*rt);
+	track_timer(*rt);
+	return sent;
+}
+
+// One packet of the QP's turn (the first also looks at its SQ and
+// timers). false: it had nothing to send.
+bool data_path::visit_one(u32 qpn, u64 now, bool first)
+{
+	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (!rt || !rt->tp)
 		return false;
-	if (rt.state == qs::err) {
-		flush_tp(rt);
+	if (rt->state == qs::err) {
+		flush_tp(*rt);
 		return false;
 	}
-	if (!sends(rt) && rt.state != qs::rtr)
+	if (!sends(*rt) && rt->state != qs::rtr)
 		return false;
-	tp_qp &t = *rt.tp;
-	transport::doorbell(t);
-	engine_.tick(t, now);
-	bool sent = engine_.send(t, now, pkts_per_turn) != 0;
-	if (!t.in_error && transport::has_tx(t, now))
-		activate(rt);
-	track_timer(rt);
-	return sent;
+	tp_qp &t = *rt->tp;
+	if (first) {
+		transport::doorbell(t);
+		engine_.tick(t, now);
+	}
+	return engine_.send(t, now, 1) != 0;
 }
 
 // A QP whose engine armed a timer (sending, or on a packet received) is
@@ -134,7 +163,7 @@ void data_path::pass_tp(u64 now)
 	for (u32 r = 0; r < rounds_per_pass && (progress || active_n_); r++) {
 		progress = drain_rx(now, rx_per_turn);
 		// The QPs listed now; what a turn lists again waits its turn.
-		for (u32 n = active_n_; n; n--) {
+		for (u32 n = active_n_; n && active_n_; n--) {
 			u32 qpn = active_[active_head_];
 			active_head_ = (active_head_ + 1) % max_qps_;
 			active_n_--;
@@ -142,7 +171,8 @@ void data_path::pass_tp(u64 now)
 			if (!rt || !rt->dp_active)
 				continue;
 			rt->dp_active = 0;
-			if (visit(*rt, now))
+			relax();
+			if (visit(qpn, now))
 				progress = true;
 		}
 	}

@@ -76,6 +76,7 @@ void eq_engine::create(cmd_ctx &c)
 	}
 	eq->pas = *list;
 	for (u32 i = 0; i < npas; i++) {
+		c.relax_at(i);
 		bool good = true;
 		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {

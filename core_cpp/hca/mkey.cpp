@@ -76,6 +76,7 @@ void mkey_table::create(cmd_ctx &c)
 	m->mtt = *list;
 	u64 page_mask = (u64(1) << log_page) - 1;
 	for (u32 i = 0; i < actual * 2; i++) {
+		c.relax_at(i);
 		bool good = true;
 		u8 e[prm::mtt::size_bytes];
 		good = c.read_in(in::klm_pas_mtt.byte_off + i * 8, e, sizeof(e));

@@ -505,6 +505,7 @@ void qp_table::create(cmd_ctx &c)
 	qp_runtime &rt = qp->rt;
 	rt.pas = *list;
 	for (u32 i = 0; i < npas; i++) {
+		c.relax_at(i);
 		bool good = true;
 		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !d_.dma->map(pa, usize(1) << page_shift)) {

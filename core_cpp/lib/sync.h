@@ -48,6 +48,13 @@ class lock_guard {
 public:
 	explicit lock_guard(spinlock &l) : l_(l), flags_(l.lock()) {}
 	~lock_guard() { l_.unlock(flags_); }
+	// Lets waiters in (and interrupts, if the lock held them off), then
+	// takes the lock again: what was read under it may have changed.
+	void relax()
+	{
+		l_.unlock(flags_);
+		flags_ = l_.lock();
+	}
 	lock_guard(const lock_guard &) = delete;
 	lock_guard &operator=(const lock_guard &) = delete;
 
