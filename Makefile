@@ -215,8 +215,12 @@ VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests soak
-VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells counted_errors
-verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS))
+VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells counted_errors big_wqe
+verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS)) $(VERBS_DIR)/idle_qps
+# The benchmark's 1000 idle QPs, for the doorbell-scheduling test too.
+$(VERBS_DIR)/idle_qps: $(BENCH_BIN)/idle_qps
+	@mkdir -p $(dir $@)
+	cp $< $@
 # Each program with vt.c (the helpers they share); -lpthread for robust.
 $(VERBS_DIR)/%: tests/verbs/%.c tests/verbs/vt.c tests/verbs/vt.h
 	@mkdir -p $(dir $@)
