@@ -191,7 +191,7 @@ if stage module_stock make module-stock; then
 	mkdir -p "$out/overlay-stock"
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
-	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
+	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts
 	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
 	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
@@ -234,6 +234,11 @@ if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk
 	# perftest sweeps over every size (datapath-sweeps, ~5 min) are make soak's.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
 		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs vo_iter=100 wf_iter=1000
+	# Bounded work (tests/vm/guest/bounded.sh) in a boot of its own: one
+	# vCPU and an instruction-counted clock, so the lock holds it times
+	# are softcx's and not the host's scheduling of QEMU's threads.
+	EXTRA_PARTS=kmemleak guest bounded tests/vm/guest/suite.sh -t 1500 -k "$kdir" -o "$out/overlay-testk" \
+		-c 1 -i 0 -- suite=bounded bd_log=28
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do

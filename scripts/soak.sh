@@ -7,7 +7,8 @@
 #    softcx with softcx and with rdma_rxe; rxe with rxe for reference;
 #  - Debian's cloud and RT kernels: the perftest sweeps over every size;
 #  - the KASAN/lockdep/kmemleak test kernel: the perftest sweeps over every
-#    size (datapath-sweeps.sh), then the robustness part
+#    size (datapath-sweeps.sh), bounded work with a 1 GiB WQE (bounded.sh),
+#    then the robustness part
 #    (tests/vm/guest/robust.sh, 100 kill rounds, 30000 fuzzed uverbs
 #    inputs and 200 churn cycles a thread each pass) repeated for what is
 #    left of S, at least once.
@@ -98,6 +99,9 @@ overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/sof
 # it four times in a row. tsc=reliable gives it the TSC (TCG's is the
 # host's, synced): 6 of 6 passed without a retry.
 one testk-sweeps datapath-sweeps 3600 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- tsc=reliable
+# Bounded work with make check's message at its full size (1 GiB), one
+# vCPU, the instruction-counted clock (tests/vm/guest/bounded.sh).
+one testk-bounded bounded 2400 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -c 1 -i 0 --
 left=$((secs - (SECONDS - t0)))
 [ $left -gt 0 ] || left=1
 one testk robust $((left + 3600)) -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- \

@@ -36,9 +36,11 @@ public:
 		lock_ = scx_env_spin_new(static_cast<unsigned>(c));
 		return lock_ ? status::ok() : errc::nomem;
 	}
-	unsigned long lock() { return scx_env_spin_lock(lock_); }
-	void unlock(unsigned long flags) { scx_env_spin_unlock(lock_, flags); }
-	bool try_lock(unsigned long *flags) { return scx_env_spin_trylock(lock_, flags); }
+	// Always inline: the environment records who took a lock by its
+	// return address (kmod's lock_times), which must be the real site.
+	[[gnu::always_inline]] unsigned long lock() { return scx_env_spin_lock(lock_); }
+	[[gnu::always_inline]] void unlock(unsigned long flags) { scx_env_spin_unlock(lock_, flags); }
+	[[gnu::always_inline]] bool try_lock(unsigned long *flags) { return scx_env_spin_trylock(lock_, flags); }
 
 private:
 	scx_spinlock *lock_ = nullptr;
@@ -46,11 +48,11 @@ private:
 
 class lock_guard {
 public:
-	explicit lock_guard(spinlock &l) : l_(l), flags_(l.lock()) {}
-	~lock_guard() { l_.unlock(flags_); }
+	[[gnu::always_inline]] explicit lock_guard(spinlock &l) : l_(l), flags_(l.lock()) {}
+	[[gnu::always_inline]] ~lock_guard() { l_.unlock(flags_); }
 	// Lets waiters in (and interrupts, if the lock held them off), then
 	// takes the lock again: what was read under it may have changed.
-	void relax()
+	[[gnu::always_inline]] void relax()
 	{
 		l_.unlock(flags_);
 		flags_ = l_.lock();

@@ -3,7 +3,7 @@
 #
 #   run-guest.sh [-k KERNEL_DIR] [-t TIMEOUT_S] [-m MEM] [-c CPUS]
 #                [-o OVERLAY_DIR] [-l LOGDIR] [-n listen|connect:PORT] [-S]
-#                SCRIPT [-- kernel args]
+#                [-i SHIFT] SCRIPT [-- kernel args]
 #
 #   SCRIPT       runs as /harness/run.sh (bash); guest/common.sh is at
 #                /harness/common.sh, OVERLAY_DIR's contents under /harness/extra/
@@ -13,6 +13,10 @@
 #                (unix socket /tmp/softcx-link-ID.sock): "listen" boots
 #                first, "connect" joins it; their MACs are 52:54:00:5c:00:01
 #                and :02 (run-pair.sh)
+#   -i SHIFT     the guest's clock counts instructions, 2^SHIFT ns each
+#                (QEMU -icount, one TCG thread): what the host does to
+#                QEMU's threads no longer shows in the guest's time, so a
+#                guest timing a short section times softcx, not the host
 #
 # Exit status: the script's, from the GUEST-EXIT line on the results port;
 # 124 timeout, 125 no GUEST-EXIT (crash/panic); 3 if scan-log.sh finds kernel
@@ -24,11 +28,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 
 usage() { sed -n '3,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
-kdir='' tmo=900 mem=2G cpus=2 ovl='' logdir='' shell=0 nic=''
-while getopts k:t:m:c:o:l:n:Sh opt; do
+kdir='' tmo=900 mem=2G cpus=2 ovl='' logdir='' shell=0 nic='' icount=''
+while getopts k:t:m:c:o:l:n:i:Sh opt; do
 	case $opt in
 	k) kdir=$OPTARG ;; t) tmo=$OPTARG ;; m) mem=$OPTARG ;; c) cpus=$OPTARG ;;
-	o) ovl=$OPTARG ;; l) logdir=$OPTARG ;; n) nic=$OPTARG ;; S) shell=1 ;; *) usage ;;
+	o) ovl=$OPTARG ;; l) logdir=$OPTARG ;; n) nic=$OPTARG ;; S) shell=1 ;;
+	i) icount=$OPTARG ;; *) usage ;;
 	esac
 done
 net=()
@@ -93,8 +98,11 @@ else
 	fg=()
 fi
 [ $# = 0 ] || append+=" $*"
+accel=(-accel tcg,thread=multi)
 # shellcheck disable=SC2054 # commas are QEMU syntax
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem"
+[ -z "$icount" ] || accel=(-accel tcg,thread=single -icount "shift=$icount,sleep=on")
+# shellcheck disable=SC2054 # commas are QEMU syntax
+qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp "$cpus" -m "$mem"
 	-no-reboot -nodefaults -display none -kernel "$img/vmlinuz" -initrd "$logdir/initrd.img"
 	"${net[@]}" "${con[@]}" -serial "file:$logdir/results.log" -monitor none -append "$append")
 printf '%q ' "${qemu[@]}" >"$logdir/cmd.txt"

@@ -11,6 +11,7 @@ pat='BUG:|WARNING:|KASAN|possible recursive locking|possible circular locking'
 pat+='|inconsistent lock state|unreferenced object|Call Trace|Oops'
 pat+='|[Kk]ernel panic|general protection fault|UBSAN|suspicious RCU usage'
 pat+='|sleeping function called from invalid context|INFO: task .* blocked'
+pat+='|rcu: INFO: .*detected stall'
 
 # One report is known and not softcx's: DMA-API debugging's "cacheline
 # tracking EEXIST" when the RDMA core's ib_umem_get maps user memory that

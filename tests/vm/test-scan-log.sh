@@ -54,6 +54,10 @@ EOF
 mk hung-task <<'EOF'
 [  250.000000] INFO: task kworker/u4:2:45 blocked for more than 120 seconds.
 EOF
+mk rcu-stall <<'EOF'
+[  260.000000] rcu: INFO: rcu_preempt self-detected stall on CPU
+[  260.000001] rcu: 	0-....: (21000 ticks this GP) idle=8d4/1/0x4000000000000000
+EOF
 mk panic <<'EOF'
 [    8.400000] Kernel panic - not syncing: Fatal exception
 EOF
@@ -105,7 +109,7 @@ grep -q 'known: 1 DMA-API EEXIST' "$tmp/eexist-umem.out" || {
 	echo "FAIL eexist-umem: the known report is not counted"
 }
 for t in eexist-other eexist-and-warn eexist-unended; do check "$t" 1; done
-for t in warn kasan kmemleak lockdep lockdep-recursive hung-task panic; do check "$t" 1; done
+for t in warn kasan kmemleak lockdep lockdep-recursive hung-task rcu-stall panic; do check "$t" 1; done
 check absent 2 # a missing log must not count as clean
 
 echo "scan-log: $passed passed, $failed failed"
