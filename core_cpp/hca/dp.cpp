@@ -165,10 +165,12 @@ u32 data_path::round(bool trapped, bool *left)
 	bool sweep_due = packet_transport_ && now - last_sweep_ >= u64(policy_.sweep_us) * 1000;
 	u64 visits = stats_.qp_visits;
 	if (in_pass_) {
-		// Another round's pass let the lock go: it runs what was
-		// listed here; this one only asks to be called again soon.
+		// A trap's pass let the lock go: it runs what was listed here.
+		// Polling meanwhile would only take the lock from it at each
+		// packet; the poller looks again shortly.
 		more_ = true;
-		busy_ = true;
+		stats_.polls++;
+		return policy_.busy_max_us;
 	} else if (work || sweep_due || now >= next_timer_) {
 		more_ = false;
 		next_timer_ = ~0ull;

@@ -353,12 +353,14 @@ private:
 	bool visit(u32 qpn, u64 now);
 	bool visit_one(u32 qpn, u64 now, bool first);
 	void relax();
+	void relax_every(u32 i);
 	void activate(qp_runtime &rt);
 	void activate_qpn(u32 qpn);
 	void track_timer(qp_runtime &rt);
 	void sweep(u64 now);
 	void run_timers(u64 now);
 	bool drain_rx(u64 now, u32 budget);
+	bool rx_one(u64 now);
 	void flush_tp(qp_runtime &rt);
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
 	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len);
@@ -373,6 +375,9 @@ private:
 	// lists what its doorbells name).
 	lock_guard *held_ = nullptr;
 	bool in_pass_ = false;
+	// Packets handled since the lock was last let go: relax() lets it go
+	// only after work, not at every step of a pass that did none.
+	u32 debt_ = 0;
 	// QPs with work, in the order they got it (a FIFO of QPNs), and QPs
 	// with a timer armed; a sweep is due (a command changed QP states,
 	// a kick without a QPN) or was last made at last_sweep_.

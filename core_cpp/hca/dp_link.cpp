@@ -108,32 +108,43 @@ bool data_path::drain_rx(u64 now, u32 budget)
 	for (; n < budget; n++) {
 		if (n)
 			relax();
-		dp_rx_pkt *p = rx_.front();
-		if (!p)
+		if (!rx_one(now))
 			break;
-		stats_.rx_pkts++;
-		u32 qpn = p->len >= 8 ? load_be<u32>(p->data + 4) & 0xffffff : 0;
-		qp_runtime *rt = qpn ? d_.qps->dp_get(qpn) : nullptr;
-		if (rt && rt->tp) {
-			tp_rx_meta m;
-			m.grh = p->has_grh ? p->grh : nullptr;
-			m.l3 = p->l3;
-			engine_.receive(*rt->tp, p->data, p->len, m, now);
-			// An answer may have armed the timer (what is left is
-			// owed by then) with nothing to send.
-			track_timer(*rt);
-		} else {
-			stats_.rx_no_qp++;
-		}
-		rx_.pop();
 	}
 	return n > 0;
+}
+
+// The packet at the front of the receive ring, into the engine of the QP
+// it names. false: the ring is empty.
+bool data_path::rx_one(u64 now)
+{
+	dp_rx_pkt *p = rx_.front();
+	if (!p)
+		return false;
+	u32 qpn = p->len >= 8 ? load_be<u32>(p->data + 4) & 0xffffff : 0;
+	debt_++;
+	stats_.rx_pkts++;
+	qp_runtime *rt = qpn ? d_.qps->dp_get(qpn) : nullptr;
+	if (rt && rt->tp) {
+		tp_rx_meta m;
+		m.grh = p->has_grh ? p->grh : nullptr;
+		m.l3 = p->l3;
+		engine_.receive(*rt->tp, p->data, p->len, m, now);
+		// An answer may have armed the timer (what is left is
+		// owed by then) with nothing to send.
+		track_timer(*rt);
+	} else {
+		stats_.rx_no_qp++;
+	}
+	rx_.pop();
+	return true;
 }
 
 // A QP in ERR: what the engine holds completes first (in SQ order, with
 // the receive in progress), then the WQEs it never fetched.
 void data_path::flush_tp(qp_runtime &rt)
 {
+	debt_++;
 	if (!rt.tp->in_error)
 		engine_.flush(*rt.tp);
 	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;

@@ -50,6 +50,7 @@ void data_path::sweep(u64 now)
 	last_sweep_ = now;
 	stats_.sweeps++;
 	for (u32 i = 0; i < nqp_; i++) {
+		relax_every(i);
 		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
 		u32 v;
 		if (rt && sends(*rt) &&
@@ -81,8 +82,19 @@ void data_path::run_timers(u64 now)
 // again; a command resets the cached lists).
 void data_path::relax()
 {
-	if (held_)
+	if (held_ && debt_) {
+		debt_ = 0;
 		held_->relax();
+	}
+}
+
+// In a loop over a watch list: every 16th entry counts as work.
+void data_path::relax_every(u32 i)
+{
+	if ((i & 15) == 15) {
+		debt_++;
+		relax();
+	}
 }
 
 // One turn of a QP: its answers, retransmissions and new WQEs, up to a
@@ -125,7 +137,10 @@ bool data_path::visit_one(u32 qpn, u64 now, bool first)
 		transport::doorbell(t);
 		engine_.tick(t, now);
 	}
-	return engine_.send(t, now, 1) != 0;
+	if (!engine_.send(t, now, 1))
+		return false;
+	debt_++;
+	return true;
 }
 
 // A QP whose engine armed a timer (sending, or on a packet received) is
@@ -142,8 +157,13 @@ void data_path::pass_tp(u64 now)
 {
 	stats_.passes++;
 	rebuild_watch();
-	for (u32 i = 0; i < ncq_; i++)
+	// The lists hold numbers, looked up at each use: the lock may go
+	// every few entries (relax_every) whatever their length.
+	for (u32 i = 0; i < ncq_; i++) {
+		relax_every(i);
 		d_.cqs->poll_arm(watch_cq_[i]);
+	}
+	relax();
 	// Keys may have changed since the last pass.
 	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
 	// A command moved QPs (to RTS with WQEs posted before, to ERR).
@@ -154,11 +174,14 @@ void data_path::pass_tp(u64 now)
 	if (sweep_ || now - last_sweep_ >= u64(policy_.sweep_us) * 1000)
 		sweep(now);
 	for (u32 i = 0; i < nerr_; i++) {
+		relax();
 		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
 		if (rt && rt->state == qs::err && rt->tp)
 			flush_tp(*rt);
 	}
+	relax();
 	run_timers(now);
+	relax();
 	bool progress = true;
 	for (u32 r = 0; r < rounds_per_pass && (progress || active_n_); r++) {
 		progress = drain_rx(now, rx_per_turn);
