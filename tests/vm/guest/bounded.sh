@@ -47,7 +47,7 @@ run_program big_wqe 1200 /harness/extra/big_wqe $dev "$GIDX" "$log_len"
 # What ran beside it while it moved: NOP batches, and the latency test
 # still running or finished well.
 nop_during=$(grep -c batch /tmp/bounded-nops)
-lat_alive=done
+lat_alive=finished
 kill -0 $lat_pid 2>/dev/null && lat_alive=running
 touch /tmp/bounded-stop
 wait $nop_pid
