@@ -113,8 +113,9 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 		   s.polls, s.poll_ns);
 	seq_printf(m, "peer_requests %llu\npeer_busy %llu\n", s.peer_requests, s.peer_busy);
 	seq_printf(m, "translation_faults %llu\n", s.translation_faults);
-	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\ntx_lost %llu\nqp_visits %llu\nsweeps %llu\n",
-		   s.rx_pkts, s.rx_no_qp, s.tx_lost, s.qp_visits, s.sweeps);
+	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\nrx_bad_pkey %llu\nrx_malformed %llu\n",
+		   s.rx_pkts, s.rx_no_qp, s.rx_bad_pkey, s.rx_malformed);
+	seq_printf(m, "tx_lost %llu\nqp_visits %llu\nsweeps %llu\n", s.tx_lost, s.qp_visits, s.sweeps);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
 		   atomic64_read(&kdev->uar_emulated), atomic64_read(&kdev->uar_streams));
 	seq_printf(m, "uar_traps %lld\nuar_trap_ns %lld\nuar_rearms_by_writers %lld\nuar_rearms_by_thread %lld\n",
@@ -153,10 +154,11 @@ static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
 {
 	struct scx_qp_sum *s = ctx;
 
-	seq_printf(s->m, "%#x %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+	seq_printf(s->m, "%#x %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
 		   c->qpn, c->state, c->tx_pkts, c->tx_bytes, c->rx_pkts, c->rx_bytes,
 		   c->retrans_timeout, c->retrans_nak, c->seq_naks_sent, c->seq_naks_rcvd,
-		   c->rnr_naks_sent, c->rnr_naks_rcvd, c->dup_requests, c->out_of_seq, c->dropped);
+		   c->rnr_naks_sent, c->rnr_naks_rcvd, c->dup_requests, c->out_of_seq, c->dropped,
+		   c->bad_pkey, c->malformed);
 	s->sum.tx_pkts += c->tx_pkts;
 	s->sum.tx_bytes += c->tx_bytes;
 	s->sum.rx_pkts += c->rx_pkts;
@@ -170,6 +172,8 @@ static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
 	s->sum.dup_requests += c->dup_requests;
 	s->sum.out_of_seq += c->out_of_seq;
 	s->sum.dropped += c->dropped;
+	s->sum.bad_pkey += c->bad_pkey;
+	s->sum.malformed += c->malformed;
 	s->n++;
 }
 
@@ -180,12 +184,13 @@ static int scx_qps_show(struct seq_file *m, void *unused)
 	struct scx_qp_sum s = { .m = m };
 	const struct scx_hca_qp_counters *t = &s.sum;
 
-	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped\n");
+	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped bad_pkey malformed\n");
 	scx_hca_for_each_qp_counters(kdev->hca, scx_qp_counters_line, &s);
-	seq_printf(m, "sum(%u) - %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s.n,
-		   t->tx_pkts, t->tx_bytes, t->rx_pkts, t->rx_bytes, t->retrans_timeout,
+	seq_printf(m, "sum(%u) - %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		   s.n, t->tx_pkts, t->tx_bytes, t->rx_pkts, t->rx_bytes, t->retrans_timeout,
 		   t->retrans_nak, t->seq_naks_sent, t->seq_naks_rcvd, t->rnr_naks_sent,
-		   t->rnr_naks_rcvd, t->dup_requests, t->out_of_seq, t->dropped);
+		   t->rnr_naks_rcvd, t->dup_requests, t->out_of_seq, t->dropped, t->bad_pkey,
+		   t->malformed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_qps);

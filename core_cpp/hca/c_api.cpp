@@ -159,6 +159,8 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->translation_faults = d.translation_faults;
 	s->rx_pkts = d.rx_pkts;
 	s->rx_no_qp = d.rx_no_qp;
+	s->rx_bad_pkey = d.rx_bad_pkey;
+	s->rx_malformed = d.rx_malformed;
 	s->tx_lost = d.tx_lost;
 	s->qp_visits = d.qp_visits;
 	s->sweeps = d.sweeps;
@@ -218,6 +220,8 @@ void scx_hca_for_each_qp_counters(struct scx_hca *hca,
 		c.dup_requests = t.dup_requests;
 		c.out_of_seq = t.out_of_seq;
 		c.dropped = t.dropped;
+		c.bad_pkey = t.bad_pkey;
+		c.malformed = t.malformed;
 		fn(ctx, &c);
 	});
 }

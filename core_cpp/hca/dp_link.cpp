@@ -129,7 +129,13 @@ bool data_path::rx_one(u64 now)
 		tp_rx_meta m;
 		m.grh = p->has_grh ? p->grh : nullptr;
 		m.l3 = p->l3;
+		// The port's totals of what the QP's parser refused, which
+		// outlive the QP.
+		const tp_counters &c = rt->tp->cnt;
+		u64 pkey = c.bad_pkey, bad = c.malformed;
 		engine_.receive(*rt->tp, p->data, p->len, m, now);
+		stats_.rx_bad_pkey += c.bad_pkey - pkey;
+		stats_.rx_malformed += c.malformed - bad;
 		// An answer may have armed the timer (what is left is
 		// owed by then) with nothing to send.
 		track_timer(*rt);

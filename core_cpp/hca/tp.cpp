@@ -64,9 +64,16 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 {
 	ib_hdr h;
 	ib_layout l;
+	// What no packet for this QP can be is dropped before any state is
+	// looked at (a NIC's parser): not a header of the QP's service, a
+	// payload no path MTU allows, another partition's P_Key.
 	if (ib_hdr_parse(pkt, len, &h, &l) != ib_malformed::none ||
-	    (h.opcode & tr::mask) != transport_bits(q.a.st) || !pkey_match(h.pkey, q.a.pkey)) {
-		q.cnt.dropped++;
+	    (h.opcode & tr::mask) != transport_bits(q.a.st) || l.payload_len > q.a.mtu) {
+		q.cnt.malformed++;
+		return;
+	}
+	if (!pkey_match(h.pkey, q.a.pkey)) {
+		q.cnt.bad_pkey++;
 		return;
 	}
 	q.cnt.rx_pkts++;

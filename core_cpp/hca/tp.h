@@ -168,6 +168,9 @@ struct tp_counters {
 	u64 dup_requests;                     // the responder saw a PSN again
 	u64 out_of_seq;                       // packets ahead of the expected PSN
 	u64 dropped;                          // packets no QP state accepts
+	u64 bad_pkey;                         // dropped: the BTH's P_Key is not the QP's
+	u64 malformed;                        // dropped: no valid header for this QP's
+	                                      // service, or a payload past the path MTU
 };
 
 // A WQE sent and not yet complete (the requester's window).

@@ -205,18 +205,36 @@ TEST_F(Wire, MalformedFramesAreCountedByKind)
 	std::vector<u8> bad_icrc = f;
 	bad_icrc[f.size() - 2] ^= 1;
 	std::vector<u8> truncated(f.begin(), f.end() - 10);  // IP length past the frame
+	// Well-formed frames (ICRC sealed again) the QP's parser refuses.
+	std::vector<u8> pkey = f;
+	pkey[14 + 20 + 8 + 2] = 0x12;  // BTH P_Key: another partition
+	scx::hca::roce_frame_seal(pkey.data(), u32(pkey.size()));
+	std::vector<u8> opcode = f;
+	opcode[14 + 20 + 8] = 0x1f;    // a reserved RC opcode
+	scx::hca::roce_frame_seal(opcode.data(), u32(opcode.size()));
+	scx_hca_dp_stats d0;
+	scx_hca_get_dp_stats(b_.hca, &d0);
 	for (int i = 0; i < 3; i++)
 		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_csum.data(), u32(bad_csum.size())));
 	for (int i = 0; i < 2; i++)
 		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_len.data(), u32(bad_len.size())));
 	EXPECT_TRUE(scx_hca_wire_rx(b_.hca, bad_icrc.data(), u32(bad_icrc.size())));
 	EXPECT_TRUE(scx_hca_wire_rx(b_.hca, truncated.data(), u32(truncated.size())));
+	for (int i = 0; i < 2; i++)
+		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, pkey.data(), u32(pkey.size())));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(scx_hca_wire_rx(b_.hca, opcode.data(), u32(opcode.size())));
+	pump_both();
+	scx_hca_dp_stats d1;
+	scx_hca_get_dp_stats(b_.hca, &d1);
+	EXPECT_EQ(d1.rx_bad_pkey - d0.rx_bad_pkey, 2u);
+	EXPECT_EQ(d1.rx_malformed - d0.rx_malformed, 3u);
 
 	scx_hca_wire_stats s1 = wire_of(b_.hca);
 	EXPECT_EQ(s1.rx_bad_ip - s0.rx_bad_ip, 4u);  // 3 checksums, 1 truncated
 	EXPECT_EQ(s1.rx_bad_udp - s0.rx_bad_udp, 2u);
 	EXPECT_EQ(s1.rx_bad_icrc - s0.rx_bad_icrc, 1u);
-	EXPECT_EQ(s1.rx_frames, s0.rx_frames);
+	EXPECT_EQ(s1.rx_frames, s0.rx_frames + 5);  // the ones the parser refused
 
 	EXPECT_EQ(drain(*x.br).size(), 1u);
 	EXPECT_EQ(drain(*x.as).size(), 1u);

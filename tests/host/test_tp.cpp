@@ -483,3 +483,39 @@ TEST(Transport, UdChecksTheQkeyAndPrependsTheGrh)
 	EXPECT_EQ(b.recvd[0].d.src_qp, 0x31u);
 	EXPECT_TRUE(same(w.b.mem, 0x1000 + 40, w.a.mem, 0, 200));
 }
+
+TEST(Transport, ForeignPkeyAndMalformedAreDroppedAndCounted)
+{
+	pair_fixture f(7);
+	world &w = f.w;
+	w.post_recv(f.b, 0x20000, 0x4000, 0);
+	static u8 buf[4096];
+	// A SEND-only request for b at its expected PSN, as the wire could
+	// bring it (the engine's caller checked the ICRC).
+	auto deliver = [&](u8 opcode, u16 pkey, u32 payload) {
+		ib_hdr h;
+		h.opcode = opcode;
+		h.pkey = pkey;
+		h.psn = f.b.t.epsn;
+		h.dest_qp = f.b.t.a.qpn;
+		h.ack_req = true;
+		u32 hl = ib_hdr_build(buf, h);
+		tp_rx_meta m;
+		w.eng_b.receive(f.b.t, buf, hl + payload + 4, m, w.now);
+	};
+	deliver(btr::rc | bop::send_only, 0x1234, 16);      // another partition
+	deliver(btr::rc | bop::send_only, 0xffff, 1024 + 4); // past the 1024-byte path MTU
+	deliver(btr::uc | bop::send_only, 0xffff, 16);      // a UC header to an RC QP
+	EXPECT_EQ(f.b.t.cnt.bad_pkey, 1u);
+	EXPECT_EQ(f.b.t.cnt.malformed, 2u);
+	EXPECT_EQ(f.b.t.cnt.rx_pkts, 0u);
+	EXPECT_TRUE(f.b.recvd.empty());
+	// Nothing of them was taken: the QP carries on.
+	fill(w.a.mem, 0, 100, 9);
+	w.post_send(f.a, wr_of(tp_op::send, 100), 0);
+	w.run();
+	ASSERT_EQ(f.a.done.size(), 1u);
+	EXPECT_EQ(f.a.done[0].syndrome, 0);
+	ASSERT_EQ(f.b.recvd.size(), 1u);
+	EXPECT_TRUE(same(w.b.mem, 0x20000, w.a.mem, 0, 100));
+}

@@ -7,18 +7,18 @@
 # lock_times, module-wide, taken from the moment the test starts): the
 # longest of each stays under 1 ms, and the NOPs and the latency test keep
 # completing while the big message moves. A soft lockup or RCU stall would
-# fail the boot's log scan. make check runs it on the test kernel in a boot
-# of its own, one vCPU with an instruction-counted clock (run-guest.sh -i
-# 0: 1 ns an instruction), so what it times is softcx's work and not the
-# host descheduling QEMU (on the plain TCG clock even a lock around one
-# queue_work() was seen "held" 2.4 ms).
+# fail the boot's log scan. make check runs it on the stock kernel, make
+# soak on the test kernel, each in a boot of its own, one vCPU with an
+# instruction-counted clock (run-guest.sh -i 0: 1 ns an instruction), so
+# what it times is softcx's work and not the host descheduling QEMU (on
+# the plain TCG clock even a lock around one queue_work() was seen "held"
+# 2.4 ms).
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
 
 # bd_log=N on the kernel command line: a message of 2^N bytes (default
-# 30, 1 GiB; make check's test-kernel boot uses 28 to save minutes, make
-# soak the full size: the holds are per packet whatever the size).
+# 30, 1 GiB; the holds are per packet whatever the size).
 log_len=30
 for arg in $(</proc/cmdline); do
 	case $arg in bd_log=*) log_len=${arg#bd_log=} ;; esac

@@ -145,7 +145,7 @@ else
 fi
 
 # Malformed frames from the wire: guest b copies one of its own frames to
-# a and sends it damaged five ways (wire_inject.py, N of each) while an RC
+# a and sends it damaged eight ways (wire_inject.py, N of each) while an RC
 # pingpong with its payload checked runs on that QP pair. a (softcx) must
 # count exactly what was sent, each kind where it belongs, and the
 # pingpong must complete.
@@ -157,8 +157,8 @@ if [ "$role" = b ]; then
 	irc=0
 	wait $inj || irc=$?
 	cat /tmp/inject.txt
-	if [ $irc = 0 ] && [ "$(grep -c "^sent [a-z_]* $n_bad\$" /tmp/inject.txt)" = 5 ]; then
-		result wire_malformed PASS "5 kinds x $n_bad sent; $(grep ICRC /tmp/inject.txt)"
+	if [ $irc = 0 ] && [ "$(grep -c "^sent [a-z_]* $n_bad\$" /tmp/inject.txt)" = 8 ]; then
+		result wire_malformed PASS "8 kinds x $n_bad sent; $(grep ICRC /tmp/inject.txt)"
 	else
 		result wire_malformed FAIL "injector exit $irc: $(tr '\n' ';' </tmp/inject.txt)"
 	fi
@@ -174,7 +174,9 @@ else
 	while read -r k v; do w1[$k]=$v; done < <(cat $dbg/wire $dbg/dp)
 	delta() { echo $((${w1[$1]:-0} - ${w0[$1]:-0})); }
 	got="bad_icrc $(delta rx_bad_icrc) bad_ip $(delta rx_bad_ip) bad_udp $(delta rx_bad_udp) no_qp $(delta rx_no_qp)"
+	got+=" bad_pkey $(delta rx_bad_pkey) malformed $(delta rx_malformed)"
 	want="bad_icrc $n_bad bad_ip $((2 * n_bad)) bad_udp $n_bad no_qp $n_bad"
+	want+=" bad_pkey $n_bad malformed $((2 * n_bad))"
 	if [ "$got" = "$want" ]; then
 		result wire_malformed PASS "dropped and counted: $got"
 	else

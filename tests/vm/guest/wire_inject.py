@@ -9,6 +9,10 @@
 #   truncated    the last 10 bytes cut (IP length past them)  -> bad IP
 #   bad_udp_len  UDP length 12, below BTH and ICRC            -> bad UDP
 #   unknown_qpn  BTH destination QP 0xfffffe, ICRC resealed   -> no such QP
+#   wrong_pkey   BTH P_Key 0x1234, ICRC resealed              -> bad P_Key
+#   bad_opcode   BTH opcode 0x1f (reserved), ICRC resealed    -> malformed
+#   oversized    100 bytes more payload than the 1024-byte path MTU,
+#                lengths and ICRC right                       -> malformed
 # The ICRC is computed here from IBTA Annex A17's rule with zlib, nothing of
 # softcx's.
 import socket
@@ -66,7 +70,31 @@ def variants(f):
     x[47:50] = b'\xff\xff\xfe'
     x[-4:] = icrc(x)
     v['unknown_qpn'] = x
+    x = bytearray(f)
+    x[44:46] = b'\x12\x34'
+    x[-4:] = icrc(x)
+    v['wrong_pkey'] = x
+    x = bytearray(f)
+    x[42] = 0x1f
+    x[-4:] = icrc(x)
+    v['bad_opcode'] = x
+    v['oversized'] = oversized(f)
     return v
+
+
+def oversized(f):
+    # The payload grown past 1024 bytes (pad bits in the BTH kept 0: the
+    # growth keeps a multiple of 4), IP and UDP lengths and checksum, ICRC.
+    pad = (f[43] >> 4) & 3
+    payload = len(f) - 14 - 20 - 8 - 12 - 4 - pad
+    grow = (1024 + 100 - payload + 3) & ~3
+    x = bytearray(f[:-4]) + bytearray(grow) + bytearray(4)
+    struct.pack_into('!H', x, 16, struct.unpack('!H', f[16:18])[0] + grow)
+    x[24:26] = b'\x00\x00'
+    struct.pack_into('!H', x, 24, ip_checksum(x[14:34]))
+    struct.pack_into('!H', x, 38, struct.unpack('!H', f[38:40])[0] + grow)
+    x[-4:] = icrc(x)
+    return x
 
 
 def main():
