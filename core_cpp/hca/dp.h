@@ -187,7 +187,7 @@ public:
 	spinlock &lock() { return lock_; }
 	// Under lock(), by a command that may have changed keys or queues: a
 	// pass that let the lock go in between resolves again what it cached.
-	void command_ran() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
+	void command_ran() { forget_lists(); }
 
 	// One round: doorbells, due timers, the work they reveal. Returns the
 	// microseconds the caller may sleep before the next round (0: none).
@@ -363,6 +363,8 @@ private:
 	void run_timers(u64 now);
 	bool drain_rx(u64 now, u32 budget);
 	bool rx_one(u64 now);
+	// The cached WQE and lists are resolved again at their next use.
+	void forget_lists() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
 	void flush_tp(qp_runtime &rt);
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
 	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len);

@@ -121,7 +121,7 @@ bool data_path::rx_one(u64 now)
 	dp_rx_pkt *p = rx_.front();
 	if (!p)
 		return false;
-	u32 qpn = p->len >= 8 ? load_be<u32>(p->data + 4) & 0xffffff : 0;
+	u32 qpn = p->len >= wire::bth::size_bytes ? u32(prm::get(p->data, wire::bth::dest_qp)) : 0;
 	debt_++;
 	stats_.rx_pkts++;
 	qp_runtime *rt = qpn ? d_.qps->dp_get(qpn) : nullptr;
@@ -153,7 +153,7 @@ void data_path::flush_tp(qp_runtime &rt)
 	debt_++;
 	if (!rt.tp->in_error)
 		engine_.flush(*rt.tp);
-	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
+	forget_lists();
 	flush(rt);
 }
 

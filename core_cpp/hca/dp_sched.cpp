@@ -165,7 +165,7 @@ void data_path::pass_tp(u64 now)
 	}
 	relax();
 	// Keys may have changed since the last pass.
-	wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u;
+	forget_lists();
 	// A command moved QPs (to RTS with WQEs posted before, to ERR).
 	if (sweep_epoch_ != d_.qps->state_epoch()) {
 		sweep_epoch_ = d_.qps->state_epoch();
