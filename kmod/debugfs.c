@@ -136,6 +136,8 @@ static int scx_wire_show(struct seq_file *m, void *unused)
 	seq_printf(m, "tx_frames %llu\ntx_bytes %llu\ntx_drops %lld\nrx_frames %llu\nrx_bytes %llu\n",
 		   s.tx_frames, s.tx_bytes, atomic64_read(&kdev->wire_tx_drops), s.rx_frames,
 		   s.rx_bytes);
+	seq_printf(m, "tx_link_full %llu\ntx_waits %lld\n", s.tx_link_full,
+		   atomic64_read(&kdev->wire_tx_waits));
 	seq_printf(m, "rx_bad_ip %llu\nrx_bad_udp %llu\nrx_bad_icrc %llu\nrx_ring_full %llu\nrx_unusable %lld\n",
 		   s.rx_bad_ip, s.rx_bad_udp, s.rx_bad_icrc, s.rx_ring_full,
 		   atomic64_read(&kdev->wire_rx_unusable));

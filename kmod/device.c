@@ -215,6 +215,7 @@ static void scx_dp_run_deferred(struct scx_kdev *kdev, struct llist_head *waitin
 }
 
 #define SCX_DP_SPIN_NS (500 * NSEC_PER_USEC)
+#define SCX_DP_WIRE_WAIT_US 50
 
 static int scx_dp_thread(void *arg)
 {
@@ -238,7 +239,9 @@ static int scx_dp_thread(void *arg)
 		atomic_set(&kdev->dp_woken, 0);
 		scx_dp_run_deferred(kdev, &waiting);
 		us = scx_hca_poll(kdev->hca);
-		scx_wire_flush(kdev);
+		/* Frames the netdev could not take yet: back soon for them. */
+		if (scx_wire_flush(kdev) && us > SCX_DP_WIRE_WAIT_US)
+			us = SCX_DP_WIRE_WAIT_US;
 		/*
 		 * Work left: poll again at once, but a real-time thread never
 		 * spins for long. Softirqs (the netdev's receive) and other

@@ -100,7 +100,9 @@ struct scx_kdev {
 	struct net_device *wire_ndev;
 	bool wire_rx_on;		/* our rx handler is on it (rtnl) */
 	struct sk_buff_head wire_txq;
+	bool wire_full;			/* hca told the link is full (wire_txq.lock) */
 	atomic64_t wire_tx_drops;	/* queue full, no memory, or the netdev refused */
+	atomic64_t wire_tx_waits;	/* flushes that found the netdev congested */
 	atomic64_t wire_rx_unusable;	/* could not be made contiguous */
 };
 
@@ -155,7 +157,7 @@ struct net_device;
 int scx_wire_attach(struct scx_kdev *kdev, struct net_device *ndev);
 void scx_wire_netdev_gone(struct scx_kdev *kdev);
 void scx_wire_detach(struct scx_kdev *kdev);
-void scx_wire_flush(struct scx_kdev *kdev);
+bool scx_wire_flush(struct scx_kdev *kdev);
 
 /* Stores will land in a UAR page untrapped: the poller must poll closely. */
 void scx_kdev_dp_stream(struct scx_kdev *kdev);

@@ -15,18 +15,33 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/rtnetlink.h>
+#include <net/sch_generic.h>
 #include "device.h"
 #include "softcx/hca.h"
 
 #define SCX_ROCE_UDP_PORT 4791
-/* Frames waiting for the netdev, as a NIC's send ring: beyond, dropped. */
+/*
+ * Frames waiting for the netdev, as a NIC's send ring. At the high mark
+ * the hca is told the link is full and sends no more (it waits, as a
+ * NIC's send queues wait for the port); at the low mark, room again. The
+ * hard limit is only a guard: past it, a frame is dropped and counted.
+ */
+#define SCX_WIRE_TXQ_HIGH 256
+#define SCX_WIRE_TXQ_LOW 64
 #define SCX_WIRE_TXQ_MAX 1024
+/*
+ * Frames handed on while the netdev's queueing discipline holds fewer
+ * than this: more would wait there, where an AQM (fq_codel, the default)
+ * drops what waits too long. A NIC's RoCE traffic never meets the qdisc.
+ */
+#define SCX_WIRE_QDISC_MAX 32
 
 /* The hca hands over a frame (locks held, interrupts off). */
 static void scx_wire_xmit(void *ctx, const void *frame, u32 len)
 {
 	struct scx_kdev *kdev = ctx;
 	struct net_device *ndev = kdev->wire_ndev;
+	unsigned long flags;
 	struct sk_buff *skb;
 
 	if (skb_queue_len(&kdev->wire_txq) >= SCX_WIRE_TXQ_MAX) {
@@ -44,19 +59,69 @@ static void scx_wire_xmit(void *ctx, const void *frame, u32 len)
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = eth_hdr(skb)->h_proto;
 	skb->dev = ndev;
-	skb_queue_tail(&kdev->wire_txq, skb);
+	spin_lock_irqsave(&kdev->wire_txq.lock, flags);
+	__skb_queue_tail(&kdev->wire_txq, skb);
+	if (kdev->wire_txq.qlen >= SCX_WIRE_TXQ_HIGH && !kdev->wire_full) {
+		kdev->wire_full = true;
+		scx_hca_wire_ready(kdev->hca, false);
+	}
+	spin_unlock_irqrestore(&kdev->wire_txq.lock, flags);
 	/* The data-path thread sends what others leave (it flushes its own). */
 	if (current != kdev->dp_thread)
 		scx_kdev_wake(kdev);
 }
 
-void scx_wire_flush(struct scx_kdev *kdev)
+/* The netdev takes no more now: a queue stopped, or its qdisc filling. */
+static bool scx_wire_congested(struct net_device *ndev)
 {
-	struct sk_buff *skb;
+	bool busy = false;
+	unsigned int i;
 
-	while ((skb = skb_dequeue(&kdev->wire_txq)))
+	rcu_read_lock_bh();
+	for (i = 0; i < ndev->real_num_tx_queues && !busy; i++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(ndev, i);
+		struct Qdisc *q = rcu_dereference_bh(txq->qdisc);
+
+		busy = netif_xmit_frozen_or_stopped(txq) ||
+		       (q && qdisc_qlen_sum(q) >= SCX_WIRE_QDISC_MAX);
+	}
+	rcu_read_unlock_bh();
+	return busy;
+}
+
+/*
+ * Hands queued frames to the netdev while it takes them. true: frames
+ * are left (the netdev is congested); the caller comes back soon.
+ */
+bool scx_wire_flush(struct scx_kdev *kdev)
+{
+	struct net_device *ndev = kdev->wire_ndev;
+	unsigned long flags;
+	struct sk_buff *skb;
+	bool left = false;
+
+	if (!ndev)
+		return false;
+	while (!skb_queue_empty(&kdev->wire_txq)) {
+		if (scx_wire_congested(ndev)) {
+			atomic64_inc(&kdev->wire_tx_waits);
+			left = true;
+			break;
+		}
+		skb = skb_dequeue(&kdev->wire_txq);
+		if (!skb)
+			break;
 		if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
 			atomic64_inc(&kdev->wire_tx_drops);
+	}
+	/* Under the queue's lock: the sender may be filling it again. */
+	spin_lock_irqsave(&kdev->wire_txq.lock, flags);
+	if (kdev->wire_full && kdev->wire_txq.qlen <= SCX_WIRE_TXQ_LOW) {
+		kdev->wire_full = false;
+		scx_hca_wire_ready(kdev->hca, true);
+	}
+	spin_unlock_irqrestore(&kdev->wire_txq.lock, flags);
+	return left;
 }
 
 /* Cheap look before any copy: IP, UDP, to port 4791. */

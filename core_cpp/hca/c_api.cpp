@@ -198,7 +198,10 @@ void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s)
 	s->rx_bad_udp = w.rx_bad_udp;
 	s->rx_bad_icrc = w.rx_bad_icrc;
 	s->rx_ring_full = w.rx_ring_full;
+	s->tx_link_full = w.tx_link_full;
 }
+
+void scx_hca_wire_ready(struct scx_hca *hca, bool ready) { hca->dev.dp().wire_ready(ready); }
 
 void scx_hca_for_each_qp_counters(struct scx_hca *hca,
 				   void (*fn)(void *ctx, const struct scx_hca_qp_counters *c), void *ctx)

@@ -194,16 +194,19 @@ u32 data_path::round(bool trapped, bool *left)
 		busy_sleep_ = 0;
 	u32 busy = more && busy_ ? busy_backoff() : 0;
 	stats_.polls++;
-	stats_.poll_ns += scx_env_now_ns() - now;
+	// A pass may have let the lock go many times: the sleep is reckoned
+	// from when it ended.
+	u64 end = scx_env_now_ns();
+	stats_.poll_ns += end - now;
 	// Work found by a trap was the writer's to do: the poller need not
 	// stay close behind it (it would take a CPU from the writers).
 	if (work && !trapped) {
-		last_active_ = now;
+		last_active_ = end;
 		idle_sleep_ = 0;
 	}
 	if (more)
 		return busy;
-	since_us = (now - last_active_) / 1000;
+	since_us = end > last_active_ ? (end - last_active_) / 1000 : 0;
 	u32 s;
 	if (since_us < policy_.active_us) {
 		s = policy_.active_sleep_us;
@@ -214,7 +217,7 @@ u32 data_path::round(bool trapped, bool *left)
 		s = idle_sleep_;
 	}
 	if (timer != ~0ull) {
-		u64 left_us = timer > now ? (timer - now) / 1000 : 0;
+		u64 left_us = timer > end ? (timer - end) / 1000 : 0;
 		if (left_us < s)
 			s = left_us ? u32(left_us) : 1;
 	}

@@ -86,6 +86,7 @@ struct dp_wire_stats {
 	u64 rx_bad_udp;             // dropped: UDP length, or too short for BTH and ICRC
 	u64 rx_bad_icrc;            // dropped: ICRC
 	u64 rx_ring_full;           // dropped: the data path is behind
+	u64 tx_link_full;           // packets held back: the netdev's queue was full
 };
 
 // Hands a whole Ethernet frame to the netdev: called with locks held, so
@@ -217,6 +218,10 @@ public:
 	// call is running or can start.
 	void attach_wire(wire_xmit_fn xmit, void *ctx);
 	void detach_wire() { attach_wire(nullptr, nullptr); }
+	// The netdev's send queue is full (false) or has room again (true):
+	// while full, nothing is sent to the wire; the engines wait, as a
+	// NIC's send queues wait for its port, and lose nothing.
+	void wire_ready(bool ready) { wire_ready_.store(ready, mo::release); }
 	// A frame from the netdev, from its Ethernet header (any context,
 	// e.g. the receive softirq; it only queues). false: not a RoCEv2
 	// packet for this port, the host stack's. true: taken, or dropped and
@@ -352,17 +357,17 @@ private:
 
 	// The packet transport (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
 	void pass_tp(u64 now);
-	bool visit(u32 qpn, u64 now);
-	bool visit_one(u32 qpn, u64 now, bool first);
+	bool visit(u32 qpn);
+	bool visit_one(u32 qpn, bool first);
 	void relax();
 	void relax_every(u32 i);
 	void activate(qp_runtime &rt);
 	void activate_qpn(u32 qpn);
 	void track_timer(qp_runtime &rt);
-	void sweep(u64 now);
-	void run_timers(u64 now);
-	bool drain_rx(u64 now, u32 budget);
-	bool rx_one(u64 now);
+	void sweep();
+	void run_timers();
+	bool drain_rx(u32 budget);
+	bool rx_one();
 	// The cached WQE and lists are resolved again at their next use.
 	void forget_lists() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
 	void flush_tp(qp_runtime &rt);
@@ -378,6 +383,10 @@ private:
 	// pass from starting meanwhile (a round that finds one running only
 	// lists what its doorbells name).
 	lock_guard *held_ = nullptr;
+	// The pass's clock, read again each time the lock was let go: a
+	// timer armed from the time the pass began would fire early (the
+	// pass may last longer than an ACK timeout).
+	u64 now_ = 0;
 	bool in_pass_ = false;
 	// Packets handled since the lock was last let go: relax() lets it go
 	// only after work, not at every step of a pass that did none.
@@ -414,7 +423,8 @@ private:
 	struct {
 		atomic<u64> rx_frames, rx_bytes, rx_bad_ip, rx_bad_udp, rx_bad_icrc, rx_ring_full;
 	} wire_rx_{};
-	u64 wire_tx_frames_ = 0, wire_tx_bytes_ = 0;
+	u64 wire_tx_frames_ = 0, wire_tx_bytes_ = 0, wire_tx_full_ = 0;
+	atomic<bool> wire_ready_{true};
 };
 
 } // namespace scx::hca

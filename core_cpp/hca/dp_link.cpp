@@ -57,6 +57,13 @@ u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 	}
 	// No softcx port here has it: the netdev's, if the port has one.
 	wire_ = slot == data_path::unreachable && d.wire_xmit_;
+	if (wire_ && !d.wire_ready_.load(mo::acquire)) {
+		// The netdev's queue is full: later, as a busy link.
+		d.wire_tx_full_++;
+		d.busy_ = true;
+		d.more_ = true;
+		return nullptr;
+	}
 	slot_ = slot;
 	route_ = route;
 	len_ = len;
@@ -102,13 +109,13 @@ void dp_link::tx_commit(tp_qp &q)
 		d.stats_.tx_lost++;
 }
 
-bool data_path::drain_rx(u64 now, u32 budget)
+bool data_path::drain_rx(u32 budget)
 {
 	u32 n = 0;
 	for (; n < budget; n++) {
 		if (n)
 			relax();
-		if (!rx_one(now))
+		if (!rx_one())
 			break;
 	}
 	return n > 0;
@@ -116,7 +123,7 @@ bool data_path::drain_rx(u64 now, u32 budget)
 
 // The packet at the front of the receive ring, into the engine of the QP
 // it names. false: the ring is empty.
-bool data_path::rx_one(u64 now)
+bool data_path::rx_one()
 {
 	dp_rx_pkt *p = rx_.front();
 	if (!p)
@@ -133,7 +140,7 @@ bool data_path::rx_one(u64 now)
 		// outlive the QP.
 		const tp_counters &c = rt->tp->cnt;
 		u64 pkey = c.bad_pkey, bad = c.malformed;
-		engine_.receive(*rt->tp, p->data, p->len, m, now);
+		engine_.receive(*rt->tp, p->data, p->len, m, now_);
 		stats_.rx_bad_pkey += c.bad_pkey - pkey;
 		stats_.rx_malformed += c.malformed - bad;
 		// An answer may have armed the timer (what is left is

@@ -44,10 +44,10 @@ void data_path::activate_qpn(u32 qpn)
 }
 
 // Every QP whose send queue moved without a doorbell seen for it.
-void data_path::sweep(u64 now)
+void data_path::sweep()
 {
 	sweep_ = false;
-	last_sweep_ = now;
+	last_sweep_ = now_;
 	stats_.sweeps++;
 	for (u32 i = 0; i < nqp_; i++) {
 		relax_every(i);
@@ -60,7 +60,7 @@ void data_path::sweep(u64 now)
 }
 
 // QPs whose timer is due get a turn; those with none leave the list.
-void data_path::run_timers(u64 now)
+void data_path::run_timers()
 {
 	for (u32 i = 0; i < ntimed_;) {
 		qp_runtime *rt = d_.qps->dp_get(timed_[i]);
@@ -71,7 +71,7 @@ void data_path::run_timers(u64 now)
 			timed_[i] = timed_[--ntimed_];
 			continue;
 		}
-		if (t <= now)
+		if (t <= now_)
 			activate(*rt);
 		i++;
 	}
@@ -85,6 +85,7 @@ void data_path::relax()
 	if (held_ && debt_) {
 		debt_ = 0;
 		held_->relax();
+		now_ = scx_env_now_ns();
 	}
 }
 
@@ -99,21 +100,21 @@ void data_path::relax_every(u32 i)
 
 // One turn of a QP: its answers, retransmissions and new WQEs, up to a
 // budget, one packet per lock hold. true if it sent something.
-bool data_path::visit(u32 qpn, u64 now)
+bool data_path::visit(u32 qpn)
 {
 	stats_.qp_visits++;
 	bool sent = false;
 	for (u32 k = 0; k < pkts_per_turn; k++) {
 		if (k)
 			relax();
-		if (!visit_one(qpn, now, k == 0))
+		if (!visit_one(qpn, k == 0))
 			break;
 		sent = true;
 	}
 	qp_runtime *rt = d_.qps->dp_get(qpn);
 	if (!rt || !rt->tp)
 		return sent;
-	if (!rt->tp->in_error && transport::has_tx(*rt->tp, now))
+	if (!rt->tp->in_error && transport::has_tx(*rt->tp, now_))
 		activate(*rt);
 	track_timer(*rt);
 	return sent;
@@ -121,7 +122,7 @@ bool data_path::visit(u32 qpn, u64 now)
 
 // One packet of the QP's turn (the first also looks at its SQ and
 // timers). false: it had nothing to send.
-bool data_path::visit_one(u32 qpn, u64 now, bool first)
+bool data_path::visit_one(u32 qpn, bool first)
 {
 	qp_runtime *rt = d_.qps->dp_get(qpn);
 	if (!rt || !rt->tp)
@@ -135,9 +136,9 @@ bool data_path::visit_one(u32 qpn, u64 now, bool first)
 	tp_qp &t = *rt->tp;
 	if (first) {
 		transport::doorbell(t);
-		engine_.tick(t, now);
+		engine_.tick(t, now_);
 	}
-	if (!engine_.send(t, now, 1))
+	if (!engine_.send(t, now_, 1))
 		return false;
 	debt_++;
 	return true;
@@ -156,6 +157,7 @@ void data_path::track_timer(qp_runtime &rt)
 void data_path::pass_tp(u64 now)
 {
 	stats_.passes++;
+	now_ = now;
 	rebuild_watch();
 	// The lists hold numbers, looked up at each use: the lock may go
 	// every few entries (relax_every) whatever their length.
@@ -171,8 +173,8 @@ void data_path::pass_tp(u64 now)
 		sweep_epoch_ = d_.qps->state_epoch();
 		sweep_ = true;
 	}
-	if (sweep_ || now - last_sweep_ >= u64(policy_.sweep_us) * 1000)
-		sweep(now);
+	if (sweep_ || now_ - last_sweep_ >= u64(policy_.sweep_us) * 1000)
+		sweep();
 	for (u32 i = 0; i < nerr_; i++) {
 		relax();
 		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
@@ -180,11 +182,11 @@ void data_path::pass_tp(u64 now)
 			flush_tp(*rt);
 	}
 	relax();
-	run_timers(now);
+	run_timers();
 	relax();
 	bool progress = true;
 	for (u32 r = 0; r < rounds_per_pass && (progress || active_n_); r++) {
-		progress = drain_rx(now, rx_per_turn);
+		progress = drain_rx(rx_per_turn);
 		// The QPs listed now; what a turn lists again waits its turn.
 		for (u32 n = active_n_; n && active_n_; n--) {
 			u32 qpn = active_[active_head_];
@@ -195,7 +197,7 @@ void data_path::pass_tp(u64 now)
 				continue;
 			rt->dp_active = 0;
 			relax();
-			if (visit(qpn, now))
+			if (visit(qpn))
 				progress = true;
 		}
 	}

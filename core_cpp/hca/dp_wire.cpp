@@ -113,6 +113,7 @@ void data_path::attach_wire(wire_xmit_fn xmit, void *ctx)
 	lock_guard g(lock_);
 	wire_xmit_ = packet_transport_ ? xmit : nullptr;
 	wire_ctx_ = ctx;
+	wire_ready_.store(true, mo::release);
 }
 
 bool data_path::wire_rx(const u8 *frame, u32 len)
@@ -156,6 +157,7 @@ dp_wire_stats data_path::wire_stats() const
 	s.rx_bad_udp = wire_rx_.rx_bad_udp.load();
 	s.rx_bad_icrc = wire_rx_.rx_bad_icrc.load();
 	s.rx_ring_full = wire_rx_.rx_ring_full.load();
+	s.tx_link_full = read_once(wire_tx_full_);
 	return s;
 }
 

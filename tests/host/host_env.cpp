@@ -39,9 +39,15 @@ void note_sleep()
 	}
 }
 
+// Virtual time added to the clock (host_env::clock_step_per_unlock).
+std::atomic<uint64_t> g_clock_skew{0};
+thread_local uint64_t t_unlock_step = 0;
+
 } // namespace
 
 namespace host_env {
+
+void clock_step_per_unlock(uint64_t ns) { t_unlock_step = ns; }
 
 unsigned long dma_refused()
 {
@@ -173,6 +179,8 @@ unsigned long scx_env_spin_lock(struct scx_spinlock *lock)
 
 void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
 {
+	if (t_unlock_step)
+		g_clock_skew += t_unlock_step;
 	t_locks_held--;
 	lock->mu.unlock();
 }
@@ -305,7 +313,8 @@ void scx_env_work_queue(struct scx_work *w) { scx_env_work_queue_delayed(w, 0); 
 
 uint64_t scx_env_now_ns(void)
 {
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count();
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count() +
+	       g_clock_skew.load();
 }
 
 void scx_env_relax(void) { std::this_thread::yield(); }

@@ -24,6 +24,10 @@ unsigned sleep_in_atomic_count();
 // The next n scx_env_spin_trylock calls fail as if another CPU held the
 // lock (what a data path meets when a peer port is busy).
 void fail_trylocks(unsigned n);
+// Each spin unlock on the calling thread moves the clock (scx_env_now_ns)
+// on by ns, as if the CPU went elsewhere whenever a lock was let go; 0
+// stops it. The time added stays.
+void clock_step_per_unlock(uint64_t ns);
 // Live env allocations, for leak checks around a test.
 long live_allocations();
 

@@ -321,3 +321,96 @@ TEST_F(Wire, LongReadsSurviveBurstLoss)
 	EXPECT_EQ(std::memcmp(a_mem.cpu(), b_mem->cpu(), len * n), 0);
 	EXPECT_GT(burst_drops_, 0);
 }
+
+// A pass may last longer than an ACK timeout (it lets the lock go between
+// packets, and the CPU may go elsewhere each time): a timer armed in it
+// counts from when its packet went or came, not from when the pass began.
+// Here each lock release on A's side costs 50 µs of clock, so a pass of
+// A's that takes a READ's responses spans several ACK timeouts (4 ms)
+// while it sends the next READs; A's next pass, before B answers, finds
+// no timer expired.
+TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
+{
+	rc_opts o;
+	o.timeout = 10;  // ~4.2 ms
+	o.retry_cnt = 0;
+	cross_t x = cross(SCX_QPT_RC, o);
+	const u32 len = 32 * 1024, n = 12;
+	mr_t &a_mem = make_mr(len * n, SCX_ACCESS_LOCAL_WRITE);
+	mr_t *b_mem = nullptr;
+	on_b([&] {
+		b_mem = &make_mr(len * n, SCX_ACCESS_LOCAL_WRITE | all_remote);
+		fill(b_mem->cpu(), len * n, 3);
+	});
+	// Four READs go at once (max_rd_atomic); each later one is sent by
+	// the pass that completes an earlier one.
+	for (u32 i = 0; i < n; i++)
+		post_send(*x.a, op::rdma_read,
+			  wqe_b().raddr(b_mem->va(i * len), b_mem->key).data(a_mem.va(i * len), len, a_mem.key));
+	std::vector<cqe_t> done;
+	u64 longest_pass = 0;
+	auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+	while (done.size() < n && std::chrono::steady_clock::now() < until) {
+		u64 t0 = scx_env_now_ns();
+		host_env::clock_step_per_unlock(50000);
+		scx_hca_poll(hca);
+		host_env::clock_step_per_unlock(0);
+		longest_pass = std::max(longest_pass, scx_env_now_ns() - t0);
+		// Before B answers: what A's timers say now.
+		scx_hca_poll(hca);
+		scx_hca_poll(b_.hca);
+		for (auto &c : drain(*x.as))
+			done.push_back(c);
+	}
+	for (auto &c : done)
+		if (c.opcode() != cqe_op::req)
+			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
+	ASSERT_EQ(done.size(), n);
+	EXPECT_EQ(std::memcmp(a_mem.cpu(), b_mem->cpu(), len * n), 0);
+	// The setting holds: A's passes outlast the ACK timeout...
+	EXPECT_GT(longest_pass, 3 * 4200000ull);
+	// ...and not one timed out.
+	EXPECT_EQ(stats_of(hca).retries, 0u);
+}
+
+// A full link (the netdev's queue, scx_hca_wire_ready false) holds the
+// engine back: nothing goes to the wire, nothing is lost, no timer counts
+// it against the retry budget; once the link has room the message goes,
+// once, with no retransmission.
+TEST_F(Wire, AFullLinkHoldsPacketsBackAndLosesNone)
+{
+	rc_opts o;
+	o.timeout = 1;  // 8 us: a packet thought lost would be resent at once
+	o.retry_cnt = 0;
+	cross_t x = cross(SCX_QPT_RC, o);
+	const u32 len = 8 * 1024;
+	mr_t &a_mem = make_mr(len, SCX_ACCESS_LOCAL_WRITE);
+	fill(a_mem.cpu(), len, 5);
+	mr_t *b_mem = nullptr;
+	on_b([&] {
+		b_mem = &make_mr(len, SCX_ACCESS_LOCAL_WRITE);
+		post_recv(*x.b, {{b_mem->va(0), len, b_mem->key}});
+	});
+	scx_hca_wire_ready(hca, false);
+	post_send(*x.a, op::send, wqe_b().data(a_mem.va(0), len, a_mem.key));
+	auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+	while (std::chrono::steady_clock::now() < until)
+		pump_both(1);
+	EXPECT_TRUE(a_sent_.empty());
+	EXPECT_GT(wire_of(hca).tx_link_full, 0u);
+	EXPECT_TRUE(drain(*x.as).empty());
+	scx_hca_wire_ready(hca, true);
+	std::vector<cqe_t> done;
+	for (int i = 0; i < 200 && done.empty(); i++) {
+		pump_both(1);
+		done = drain(*x.as);
+	}
+	ASSERT_EQ(done.size(), 1u);
+	EXPECT_EQ(done[0].opcode(), cqe_op::req);
+	auto rc = drain(*x.br);
+	ASSERT_EQ(rc.size(), 1u);
+	EXPECT_EQ(rc[0].byte_cnt(), len);
+	EXPECT_EQ(std::memcmp(b_mem->cpu(), a_mem.cpu(), len), 0);
+	EXPECT_EQ(a_sent_.size(), 8u);  // 8 packets of 1 KiB, none twice
+	EXPECT_EQ(stats_of(hca).retries, 0u);
+}

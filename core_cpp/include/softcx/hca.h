@@ -162,8 +162,15 @@ struct scx_hca_wire_stats {
 	uint64_t rx_bad_udp;   /* dropped: UDP length */
 	uint64_t rx_bad_icrc;  /* dropped: ICRC */
 	uint64_t rx_ring_full; /* dropped: the data path is behind */
+	uint64_t tx_link_full; /* packets held back: the link's queue was full */
 };
 void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s);
+/*
+ * The link's send queue is full (false) or has room again (true; the
+ * state at attach). While full the hca sends nothing to the wire: its
+ * engines wait, lose nothing, and try again on the poller's next round.
+ */
+void scx_hca_wire_ready(struct scx_hca *hca, bool ready);
 
 /* One QP's transport counters (the packet transport's engine). */
 struct scx_hca_qp_counters {
