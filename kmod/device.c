@@ -146,7 +146,13 @@ struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
  */
 static bool scx_dp_fifo = true;
 module_param_named(dp_fifo, scx_dp_fifo, bool, 0444);
+
 MODULE_PARM_DESC(dp_fifo, "data-path thread at real-time priority (1) or at nice -20 (0) (default 1)");
+
+static unsigned int scx_dp_hold_us = 20;
+module_param_named(dp_hold_us, scx_dp_hold_us, uint, 0444);
+MODULE_PARM_DESC(dp_hold_us,
+		 "data path: let the lock go between packets once held this long, in us; 0: after every packet (default 20)");
 
 /* The direct copy (0) stays selectable until it is deleted (README). */
 static bool scx_packet_transport = true;
@@ -365,6 +371,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		goto err_hca;
 	}
 	scx_hca_dp_policy(kdev->hca, p->dp_active_us, p->dp_idle_max_us);
+	scx_hca_dp_hold_us(kdev->hca, scx_dp_hold_us);
 	kdev->dp_thread = kthread_run(scx_dp_thread, kdev, "%s-dp", kdev->name);
 	if (IS_ERR(kdev->dp_thread)) {
 		err = PTR_ERR(kdev->dp_thread);

@@ -141,6 +141,13 @@ void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_ma
 	hca->dev.dp().set_policy(p);
 }
 
+void scx_hca_dp_hold_us(struct scx_hca *hca, uint32_t hold_us)
+{
+	hca::dp_policy p = hca->dev.dp().policy();
+	p.hold_us = hold_us;
+	hca->dev.dp().set_policy(p);
+}
+
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 {
 	hca::dp_stats d = hca->dev.dp().stats();

@@ -77,16 +77,20 @@ void data_path::run_timers()
 	}
 }
 
-// Between two packets: lets commands, the receive softirq and interrupts
-// in. Nothing read under the lock is trusted after it (QPs are looked up
-// again; a command resets the cached lists).
+// Between two packets: once the lock was held hold_us, lets commands,
+// the receive softirq and interrupts in. Nothing read under the lock is
+// trusted after it (QPs are looked up again; a command resets the cached
+// lists). The pass's clock moves on either way.
 void data_path::relax()
 {
-	if (held_ && debt_) {
-		debt_ = 0;
-		held_->relax();
-		now_ = scx_env_now_ns();
-	}
+	if (!held_ || !debt_)
+		return;
+	now_ = scx_env_now_ns();
+	if (now_ - hold_since_ < u64(policy_.hold_us) * 1000)
+		return;
+	debt_ = 0;
+	held_->relax();
+	hold_since_ = now_ = scx_env_now_ns();
 }
 
 // In a loop over a watch list: every 16th entry counts as work.
@@ -157,7 +161,7 @@ void data_path::track_timer(qp_runtime &rt)
 void data_path::pass_tp(u64 now)
 {
 	stats_.passes++;
-	now_ = now;
+	now_ = hold_since_ = now;
 	rebuild_watch();
 	// The lists hold numbers, looked up at each use: the lock may go
 	// every few entries (relax_every) whatever their length.

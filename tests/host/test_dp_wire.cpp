@@ -335,6 +335,7 @@ TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
 	o.timeout = 10;  // ~4.2 ms
 	o.retry_cnt = 0;
 	cross_t x = cross(SCX_QPT_RC, o);
+	scx_hca_dp_hold_us(hca, 0);  // A lets the lock go after every packet
 	const u32 len = 32 * 1024, n = 12;
 	mr_t &a_mem = make_mr(len * n, SCX_ACCESS_LOCAL_WRITE);
 	mr_t *b_mem = nullptr;

@@ -88,6 +88,11 @@ uint32_t scx_hca_uar_stores(struct scx_hca *hca, uint32_t uar);
  * most idle_max_us between polls (0: the default for either).
  */
 void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us);
+/*
+ * The packet transport lets its lock go between two packets once it has
+ * held it hold_us (default 20); 0: after every packet.
+ */
+void scx_hca_dp_hold_us(struct scx_hca *hca, uint32_t hold_us);
 
 /*
  * The page of memory behind UAR `uar`, which user space maps to ring
