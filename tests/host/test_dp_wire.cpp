@@ -6,6 +6,7 @@
 #include "fabric_fixture.h"
 
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include "hca/roce_frame.h"
@@ -77,6 +78,22 @@ protected:
 		scx_hca_wire_stats s{};
 		scx_hca_get_wire_stats(h, &s);
 		return s;
+	}
+
+	// n READs of len from B's memory (filled with v) into A's, posted
+	// at once on x.a; A's memory and B's.
+	std::pair<mr_t *, mr_t *> post_reads(cross_t &x, u32 len, u32 n, u8 v)
+	{
+		mr_t *a_mem = &make_mr(len * n, SCX_ACCESS_LOCAL_WRITE);
+		mr_t *b_mem = nullptr;
+		on_b([&] {
+			b_mem = &make_mr(len * n, SCX_ACCESS_LOCAL_WRITE | all_remote);
+			fill(b_mem->cpu(), len * n, v);
+		});
+		for (u32 i = 0; i < n; i++)
+			post_send(*x.a, op::rdma_read,
+				  wqe_b().raddr(b_mem->va(i * len), b_mem->key).data(a_mem->va(i * len), len, a_mem->key));
+		return {a_mem, b_mem};
 	}
 
 	end a_end_{}, b_end_{};
@@ -292,16 +309,8 @@ TEST_F(Wire, LongReadsSurviveBurstLoss)
 	o.timeout = 8;  // ~1 ms
 	cross_t x = cross(SCX_QPT_RC, o);
 	const u32 len = 16 * 1024, n = 8;
-	mr_t &a_mem = make_mr(len * n, SCX_ACCESS_LOCAL_WRITE);
-	mr_t *b_mem = nullptr;
-	on_b([&] {
-		b_mem = &make_mr(len * n, SCX_ACCESS_LOCAL_WRITE | all_remote);
-		fill(b_mem->cpu(), len * n, 7);
-	});
 	burst_ = 12;
-	for (u32 i = 0; i < n; i++)
-		post_send(*x.a, op::rdma_read,
-			  wqe_b().raddr(b_mem->va(i * len), b_mem->key).data(a_mem.va(i * len), len, a_mem.key));
+	auto [a_mem, b_mem] = post_reads(x, len, n, 7);
 	std::vector<cqe_t> done;
 	// Tail drop leaves only timeouts (~1 ms each) to find the loss: give
 	// it time, not a number of rounds.
@@ -318,7 +327,7 @@ TEST_F(Wire, LongReadsSurviveBurstLoss)
 		if (c.opcode() != cqe_op::req)
 			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
 	ASSERT_EQ(done.size(), n) << rounds << " rounds";
-	EXPECT_EQ(std::memcmp(a_mem.cpu(), b_mem->cpu(), len * n), 0);
+	EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), len * n), 0);
 	EXPECT_GT(burst_drops_, 0);
 }
 
@@ -337,17 +346,9 @@ TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
 	cross_t x = cross(SCX_QPT_RC, o);
 	scx_hca_dp_hold_us(hca, 0);  // A lets the lock go after every packet
 	const u32 len = 32 * 1024, n = 12;
-	mr_t &a_mem = make_mr(len * n, SCX_ACCESS_LOCAL_WRITE);
-	mr_t *b_mem = nullptr;
-	on_b([&] {
-		b_mem = &make_mr(len * n, SCX_ACCESS_LOCAL_WRITE | all_remote);
-		fill(b_mem->cpu(), len * n, 3);
-	});
 	// Four READs go at once (max_rd_atomic); each later one is sent by
 	// the pass that completes an earlier one.
-	for (u32 i = 0; i < n; i++)
-		post_send(*x.a, op::rdma_read,
-			  wqe_b().raddr(b_mem->va(i * len), b_mem->key).data(a_mem.va(i * len), len, a_mem.key));
+	auto [a_mem, b_mem] = post_reads(x, len, n, 3);
 	std::vector<cqe_t> done;
 	u64 longest_pass = 0;
 	auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -367,7 +368,7 @@ TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
 		if (c.opcode() != cqe_op::req)
 			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
 	ASSERT_EQ(done.size(), n);
-	EXPECT_EQ(std::memcmp(a_mem.cpu(), b_mem->cpu(), len * n), 0);
+	EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), len * n), 0);
 	// The setting holds: A's passes outlast the ACK timeout...
 	EXPECT_GT(longest_pass, 3 * 4200000ull);
 	// ...and not one timed out.
