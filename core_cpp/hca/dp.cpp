@@ -142,7 +142,10 @@ u32 data_path::round(bool trapped, bool *left)
 	u32 named = 0;
 	u32 rung = d_.uars->drain([&](u32, u32 off, u64 v) {
 		if (packet_transport_ && off != uar_window::watched[0]) {
-			activate_qpn((u32(v) >> 8) & 0xffffff);
+			// The store is the ctrl segment's first 8 bytes.
+			u8 ctrl[8];
+			store_be(ctrl, v);
+			activate_qpn(u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn)));
 			named++;
 		}
 	});
