@@ -100,7 +100,6 @@ struct scx_kdev {
 	struct net_device *wire_ndev;
 	bool wire_rx_on;		/* our rx handler is on it (rtnl) */
 	struct sk_buff_head wire_txq;
-	bool wire_full;			/* hca told the link is full (wire_txq.lock) */
 	atomic64_t wire_tx_drops;	/* queue full, no memory, or the netdev refused */
 	atomic64_t wire_tx_waits;	/* flushes that found the netdev congested */
 	atomic64_t wire_rx_unusable;	/* could not be made contiguous */

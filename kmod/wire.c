@@ -61,10 +61,8 @@ static void scx_wire_xmit(void *ctx, const void *frame, u32 len)
 	skb->dev = ndev;
 	spin_lock_irqsave(&kdev->wire_txq.lock, flags);
 	__skb_queue_tail(&kdev->wire_txq, skb);
-	if (kdev->wire_txq.qlen >= SCX_WIRE_TXQ_HIGH && !kdev->wire_full) {
-		kdev->wire_full = true;
+	if (kdev->wire_txq.qlen >= SCX_WIRE_TXQ_HIGH)
 		scx_hca_wire_ready(kdev->hca, false);
-	}
 	spin_unlock_irqrestore(&kdev->wire_txq.lock, flags);
 	/* The data-path thread sends what others leave (it flushes its own). */
 	if (current != kdev->dp_thread)
@@ -116,10 +114,8 @@ bool scx_wire_flush(struct scx_kdev *kdev)
 	}
 	/* Under the queue's lock: the sender may be filling it again. */
 	spin_lock_irqsave(&kdev->wire_txq.lock, flags);
-	if (kdev->wire_full && kdev->wire_txq.qlen <= SCX_WIRE_TXQ_LOW) {
-		kdev->wire_full = false;
+	if (kdev->wire_txq.qlen <= SCX_WIRE_TXQ_LOW)
 		scx_hca_wire_ready(kdev->hca, true);
-	}
 	spin_unlock_irqrestore(&kdev->wire_txq.lock, flags);
 	return left;
 }

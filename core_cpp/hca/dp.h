@@ -86,7 +86,7 @@ struct dp_wire_stats {
 	u64 rx_bad_udp;             // dropped: UDP length, or too short for BTH and ICRC
 	u64 rx_bad_icrc;            // dropped: ICRC
 	u64 rx_ring_full;           // dropped: the data path is behind
-	u64 tx_link_full;           // packets held back: the netdev's queue was full
+	u64 tx_link_full;           // sends refused (each try): the netdev's queue was full
 };
 
 // Hands a whole Ethernet frame to the netdev: called with locks held, so

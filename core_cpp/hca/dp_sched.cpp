@@ -103,7 +103,7 @@ void data_path::relax_every(u32 i)
 }
 
 // One turn of a QP: its answers, retransmissions and new WQEs, up to a
-// budget, one packet per lock hold. true if it sent something.
+// budget, relax() between packets. true if it sent something.
 bool data_path::visit(u32 qpn)
 {
 	stats_.qp_visits++;

@@ -167,7 +167,7 @@ struct scx_hca_wire_stats {
 	uint64_t rx_bad_udp;   /* dropped: UDP length */
 	uint64_t rx_bad_icrc;  /* dropped: ICRC */
 	uint64_t rx_ring_full; /* dropped: the data path is behind */
-	uint64_t tx_link_full; /* packets held back: the link's queue was full */
+	uint64_t tx_link_full; /* sends refused, each try: the link's queue was full */
 };
 void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s);
 /*

@@ -97,7 +97,7 @@ else
 	retries=$(awk '$1 == "retries" { print $2 }' /sys/kernel/debug/softcx/$dev/dp)
 	if [ "${c[tx_frames]:-0}" -gt 0 ] && [ "${c[rx_frames]:-0}" -gt 0 ] && [ "${c[rx_handler]:-}" = on ] &&
 		[ $((${c[rx_bad_ip]:-1} + ${c[rx_bad_udp]:-1} + ${c[rx_bad_icrc]:-1} + ${c[tx_drops]:-1})) = 0 ]; then
-		result wire_counters PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}, held back ${c[tx_link_full]} (ACK timeouts $retries)"
+		result wire_counters PASS "tx ${c[tx_frames]} rx ${c[rx_frames]}, sends refused while the link was full ${c[tx_link_full]} (ACK timeouts $retries)"
 	else
 		result wire_counters FAIL "$(tr '\n' ' ' <"$w")"
 	fi
