@@ -271,6 +271,13 @@ u64 tp_ack_timeout_ns(u8 timeout);
 u64 tp_rnr_timer_ns(u8 code);
 // Packets a message of len bytes takes at mtu (a zero-length one takes one).
 constexpr u32 tp_npkts(u32 len, u32 mtu) { return len ? (len + mtu - 1) / mtu : 1; }
+// An RC requester sends a SEND or WRITE packet at most this many PSNs past
+// the oldest one still unanswered, and asks for an ACK at least every half
+// of it. A slow responder (rdma_rxe on one vCPU) then has a window queued,
+// not the whole SQ: its ACKs come back within the timeout, and going back
+// resends a window at most. rdma_rxe's requester keeps the same bound.
+inline constexpr u32 tp_window_log = 7;
+inline constexpr u32 tp_window_pkts = 1u << tp_window_log;
 
 class transport {
 public:
@@ -308,6 +315,8 @@ private:
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);
 	bool req_emit_request(tp_qp &q, const ib_hdr &h);
 	static bool req_may_start(const tp_qp &q, const tp_send_wr &wr);
+	static bool req_window_open(const tp_qp &q, u32 psn);
+	static u32 req_next_psn(const tp_qp &q, const tp_flight &f);
 	static bool ack_req_due(const tp_qp &q, u32 psn);
 	// tp_comp.cpp
 	void comp_response(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, u64 now);

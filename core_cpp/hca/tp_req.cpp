@@ -104,13 +104,37 @@ void transport::tx_commit(tp_qp &q, u32 wire_len)
 	link_.tx_commit(q);
 }
 
-// Within a long message the requester asks for an ACK every 2^n packets:
-// each one is progress the retransmission timer sees, so a message that
-// takes longer than the ACK timeout to send is not retried for it.
+// Within a long message the requester asks for an ACK every 2^n packets
+// (at least every half window): each one is progress the retransmission
+// timer sees, so a message that takes longer than the ACK timeout to send
+// is not retried for it, and the window moves before it is used up.
 bool transport::ack_req_due(const tp_qp &q, u32 psn)
 {
-	u32 mask = (1u << min<u32>(q.a.log_ack_req_freq, 15)) - 1;
+	u32 mask = (1u << min<u32>(q.a.log_ack_req_freq, tp_window_log - 1)) - 1;
 	return (psn_add(psn, 1) & mask) == 0;
+}
+
+// Whether a SEND or WRITE packet with psn is within tp_window_pkts of the
+// oldest PSN still unanswered (UC and UD have no answers: no window).
+bool transport::req_window_open(const tp_qp &q, u32 psn)
+{
+	if (q.a.st != tp_st::rc)
+		return true;
+	for (u32 i = q.head; i != q.tail; i++) {
+		const tp_flight &f = q.flights[i % q.flight_cap];
+		if (!f.started)
+			break;
+		if (f.acked || f.syndrome)
+			continue;
+		return psn_diff(psn, psn_add(f.psn, f.read_pkts + f.acked_pkts)) < i32(tp_window_pkts);
+	}
+	return true;
+}
+
+// The PSN of f's next packet (the WQE at the cursor).
+u32 transport::req_next_psn(const tp_qp &q, const tp_flight &f)
+{
+	return f.started ? psn_add(f.psn, max(q.cur_pkt, f.acked_pkts)) : q.next_psn;
 }
 
 bool transport::req_may_start(const tp_qp &q, const tp_send_wr &wr)
@@ -164,6 +188,8 @@ bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
 	}
 	if (f.wr.op == tp_op::local)
 		return req_run_local(q, f);
+	if (!is_rd_atomic(f.wr.op) && !req_window_open(q, req_next_psn(q, f)))
+		return false;
 	if (!f.started) {
 		if (!req_may_start(q, f.wr))
 			return false;
@@ -320,12 +346,16 @@ bool transport::has_tx(const tp_qp &q, u64 now)
 		return true;
 	if (!q.ready_req || q.in_error || q.halted || (q.rnr_at && now < q.rnr_at))
 		return false;
+	// A WQE that must wait for answers (the READ/atomic limit, a fence, a
+	// full window) is not work: the answer that frees it schedules the QP.
 	if (q.cur == q.tail)
-		return !q.fetch_done && q.tail - q.head < q.flight_cap;
-	// A WQE that must wait for answers (the READ/atomic limit, a fence)
-	// is not work: the answer that frees it schedules the QP.
+		return !q.fetch_done && q.tail - q.head < q.flight_cap && req_window_open(q, q.next_psn);
 	const tp_flight &f = q.flights[q.cur % q.flight_cap];
-	return f.started || f.acked || f.wr.syndrome || req_may_start(q, f.wr);
+	if (f.acked || f.wr.syndrome)
+		return true;
+	if (!f.started && !req_may_start(q, f.wr))
+		return false;
+	return f.wr.op == tp_op::local || is_rd_atomic(f.wr.op) || req_window_open(q, req_next_psn(q, f));
 }
 
 } // namespace scx::hca

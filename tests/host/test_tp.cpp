@@ -345,12 +345,41 @@ TEST(Transport, MessagesLongerThanTheAckTimeoutAreAckedAsTheyGo)
 	EXPECT_EQ(w.net.ack_reqs, want);
 }
 
-TEST(Transport, WithoutAckRequestsALongMessageTimesOut)
+TEST(Transport, RareAckRequestsStillComeEveryHalfWindow)
 {
-	// The same messages asking for an ACK only at their end: the timer
-	// expires while the first is still being sent.
+	// The QPC asks for an ACK every 2^15 packets: the requester asks every
+	// half window all the same, or its window would close with nothing
+	// asked and only the timer would open it again.
 	long_messages m(15);
-	EXPECT_GT(m.f.a.t.cnt.retrans_timeout, 0u);
+	EXPECT_EQ(m.f.a.t.cnt.retrans_timeout, 0u);
+	u64 want = 0, half = tp_window_pkts / 2;
+	for (u32 psn = 100; psn < 100 + 512; psn++)
+		want += (psn + 1) % half == 0 || psn == 100 + 255 || psn == 100 + 511;
+	EXPECT_EQ(m.f.w.net.ack_reqs, want);
+}
+
+TEST(Transport, ASlowWireHoldsAWindowNotTheWholeSendQueue)
+{
+	// Eight 256 KiB WRITEs (2048 packets) over a wire that carries one
+	// packet in 20 us. Posted at once, they would all wait on the wire,
+	// each ACK later than the last; the window keeps it to 128 packets.
+	pair_fixture f(8);
+	world &w = f.w;
+	w.net.rates.pkt_ns = 20000;
+	f.a.t.a.timeout = 14;   // 67 ms: the wire is slow, not lossy
+	transport::start_requester(f.a.t);
+	fill(w.a.mem, 0, 0x40000, 5);
+	for (int i = 0; i < 8; i++)
+		w.post_send(f.a, wr_of(tp_op::write, 0x40000, 0, f.b_key), 0);
+	w.run();
+	ASSERT_EQ(f.a.done.size(), 8u);
+	for (const completion &c : f.a.done)
+		EXPECT_EQ(c.syndrome, 0);
+	EXPECT_TRUE(same(w.b.mem, 0x40000, w.a.mem, 0, 0x40000));
+	EXPECT_EQ(f.a.t.cnt.retrans_timeout, 0u);
+	EXPECT_EQ(f.a.t.cnt.tx_pkts, 2048u);
+	EXPECT_LE(w.net.max_queued[&w.b], u64(tp_window_pkts));
+	EXPECT_GE(w.net.max_queued[&w.b], u64(tp_window_pkts) - 16);
 }
 
 TEST(Transport, NaksFailTheWqeAndBothQps)

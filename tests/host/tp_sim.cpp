@@ -153,6 +153,10 @@ void link::tx_commit(tp_qp &)
 	// A slow wire queues what is sent faster than it can carry.
 	u64 &free_at = wire_free[building_to->n];
 	free_at = std::max(now, free_at) + rates.pkt_ns;
+	if (rates.pkt_ns) {
+		u64 &most = max_queued[building_to->n];
+		most = std::max(most, (free_at - now) / rates.pkt_ns);
+	}
 	bool aimed = drop_opcode == opc && drop_opcode_left;
 	if (aimed || chance(rates.drop)) {
 		if (aimed)
