@@ -132,6 +132,11 @@ void scx_hca_link(struct scx_kdev *kdev, bool up)
 	scx_hca_set_link(kdev->hca, up);
 }
 
+void scx_hca_mtu(struct scx_kdev *kdev, unsigned int mtu)
+{
+	scx_hca_set_mtu(kdev->hca, min_t(unsigned int, mtu, U16_MAX));
+}
+
 struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar)
 {
 	void *p = scx_hca_uar_page(kdev->hca, uar);

@@ -134,6 +134,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 void scx_kdev_destroy(struct scx_kdev *kdev);
 /* The port's link went down or up (the cable, as the hca sees it). */
 void scx_hca_link(struct scx_kdev *kdev, bool up);
+void scx_hca_mtu(struct scx_kdev *kdev, unsigned int mtu);
 /* The memory behind UAR page `uar`, which user space maps (see hca.h). */
 struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar);
 /*

@@ -553,7 +553,10 @@ static struct rdma_link_ops scx_link_ops = {
 	.newlink = scx_newlink,
 };
 
-/* Carrier and admin changes of a bound netdev become PORT_CHANGE events. */
+/*
+ * Carrier and admin changes of a bound netdev become PORT_CHANGE events;
+ * its MTU is the port's, which bounds the QPs' path MTU.
+ */
 static int scx_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
@@ -571,6 +574,9 @@ static int scx_netdev_event(struct notifier_block *nb, unsigned long event, void
 				sdev->link_up = !sdev->link_up;
 				scx_hca_link(sdev->kdev, sdev->link_up);
 			}
+			break;
+		case NETDEV_CHANGEMTU:
+			scx_hca_mtu(sdev->kdev, READ_ONCE(ndev->mtu));
 			break;
 		case NETDEV_UNREGISTER:
 			scx_wire_netdev_gone(sdev->kdev);

@@ -89,6 +89,7 @@ void scx_hca_destroy(struct scx_hca *hca)
 struct scx_bar *scx_hca_bar(struct scx_hca *hca) { return bus::to_bar(&hca->dev.bar0()); }
 
 void scx_hca_set_link(struct scx_hca *hca, bool up) { hca->dev.set_link(up); }
+void scx_hca_set_mtu(struct scx_hca *hca, u16 mtu) { hca->dev.set_mtu(mtu); }
 
 void scx_hca_fw_die(struct scx_hca *hca) { hca->dev.die(); }
 

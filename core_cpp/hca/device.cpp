@@ -38,7 +38,7 @@ status device::init()
 	SCX_TRY(cqs_.init(dma_, pages_, uars_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
 	SCX_TRY(mkeys_.init(pages_, pds_, 1u << L::log_max_mkey));
 	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
-	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_}, L::log_max_qp));
+	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_, &vport_}, L::log_max_qp));
 	vport_.init(cfg_, eqs_);
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
 	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_}, 1u << L::log_max_qp,

@@ -55,6 +55,7 @@ public:
 
 	// Link down/up: a PORT_CHANGE EQE if an EQ subscribed to it.
 	bool set_link(bool up) { return vport_.set_link(up); }
+	void set_mtu(u16 mtu) { vport_.set_mtu(mtu); }
 
 	// The data path's completion entry point (see cq_engine::post_cqe).
 	cqe_result post_cqe(u32 cqn, const u8 *cqe64, bool solicited = false)

@@ -632,6 +632,10 @@ void qp_table::modify(cmd_ctx &c)
 		u32 mtu = prm::get(qpc, q::mtu);
 		if (mtu < prm::qpc_mtu::bytes_256 || mtu > prm::qpc_mtu::bytes_4k)
 			return (void)c.fail(st::bad_param_err, synd::qp_bad_mtu);
+		// Its packets must fit the port's frames (a jumbo path MTU
+		// needs a jumbo netdev).
+		if (mtu > d_.port->max_path_mtu())
+			return (void)c.fail(st::bad_param_err, synd::qp_mtu_over_port);
 		if (prm::get(qpc, q::log_msg_max) > prm::get(gcap, gen::log_max_msg))
 			return (void)c.fail(st::bad_param_err, synd::qp_bad_msg_max);
 		if (prm::get(qpc, q::remote_qpn) < first_qpn)

@@ -14,7 +14,8 @@
 // ignored, as mlx5_ib sends a full context every time):
 //   RST2INIT   RC: rre rwe rae atomic_mode; UC: rwe; UD: q_key;
 //              all: pkey_index, vhca_port_num (must be 1), counter_set_id
-//   INIT2RTR   RC/UC: mtu (256..4096), log_msg_max, remote_qpn (not 0/1),
+//   INIT2RTR   RC/UC: mtu (256..4096, and its packets within the port's
+//              MTU), log_msg_max, remote_qpn (not 0/1),
 //              the primary path's RoCE fields (rmac, rgid, src_addr_index,
 //              hop_limit, tclass, flow_label, udp_sport, dscp, eth_prio ...),
 //              next_rcv_psn; RC also log_rra_max, min_rnr_nak; UD: nothing
@@ -33,6 +34,7 @@
 #include "hca/fw_pages.h"
 #include "hca/objects.h"
 #include "hca/srq.h"
+#include "hca/vport.h"
 #include "lib/bus.h"
 #include "lib/sync.h"
 
@@ -155,6 +157,7 @@ struct qp_deps {
 	cq_engine *cqs;
 	srq_table *srqs;
 	const caps *cap;    // current log_max_qp, pkey table size, ... at each command
+	const vport *port;  // the port's MTU, which bounds a QP's path MTU
 };
 
 class qp_table {

@@ -138,6 +138,7 @@ constexpr u32 qp_bad_remote_qpn = make(0x0c, 0x18);   // BAD_PARAM: RC/UC INIT2R
 constexpr u32 qp_bad_gid_index = make(0x0c, 0x19);    // BAD_PARAM: src_addr_index beyond the GID table
 constexpr u32 qp_bad_rd_atomic = make(0x0c, 0x1a);    // BAD_PARAM: log_sra_max/log_rra_max above the caps
 constexpr u32 qp_bad_msg_max = make(0x0c, 0x1b);      // BAD_PARAM: log_msg_max above log_max_msg
+constexpr u32 qp_mtu_over_port = make(0x0c, 0x1c);    // BAD_PARAM: RC/UC INIT2RTR mtu's packets exceed the port MTU
 
 // 0d: SRQ
 constexpr u32 srq_exhausted = make(0x0d, 0x01);       // NO_RES: all SRQ numbers in use

@@ -4,6 +4,7 @@
 #include "hca/fabric.h"
 #include "hca/syndrome.h"
 #include "prm/eq.h"
+#include "prm/qp.h"
 #include "prm/vport.h"
 
 namespace scx::hca {
@@ -16,6 +17,7 @@ void vport::init(const device_config &cfg, eq_engine &eqs)
 	cfg_ = cfg;
 	eqs_ = &eqs;
 	link_.store(cfg.link_up);
+	mtu_.store(cfg.mtu);
 }
 
 bool vport::check_vport(cmd_ctx &c, bool other, u32 number)
@@ -51,13 +53,27 @@ void vport::query_nic_context(cmd_ctx &c)
 		return;
 	u8 *v = prm::at(c.out, out::nic_vport_context);
 	prm::set(v, ctx::roce_en, 1);
-	prm::set(v, ctx::mtu, cfg_.mtu);
+	prm::set(v, ctx::mtu, mtu_.load());
 	prm::set(v, ctx::system_image_guid, cfg_.system_image_guid);
 	prm::set(v, ctx::port_guid, cfg_.node_guid);
 	prm::set(v, ctx::node_guid, cfg_.node_guid);
 	u8 *mac = prm::at(v, ctx::permanent_address);
 	// mac_addr_47_32 and mac_addr_31_0 hold the six bytes in wire order.
 	copy_bytes(mac + prm::mac_address_layout::mac_addr_47_32.byte_off, cfg_.mac, sizeof(cfg_.mac));
+}
+
+u8 vport::max_path_mtu() const
+{
+	// What a RoCEv2 packet adds to its payload inside the IP MTU, at most:
+	// IPv6 header (the larger), UDP, BTH, an XRC extension, AtomicETH,
+	// ICRC - the budget the RDMA core reckons a port's active MTU with.
+	constexpr u32 overhead = 40 + 8 + 12 + 4 + 28 + 4;
+	u32 m = mtu_.load();
+	u8 best = 0;
+	for (u8 code = prm::qpc_mtu::bytes_256; code <= prm::qpc_mtu::bytes_4k; code++)
+		if ((128u << code) + overhead <= m)
+			best = code;
+	return best;
 }
 
 bool vport::set_link(bool up)

@@ -39,6 +39,12 @@ public:
 	// The port's MAC address: the source of every frame it sends.
 	const u8 *mac() const { return cfg_.mac; }
 	bool link_up() const { return link_.load(); }
+	// The port's Ethernet MTU (the netdev's, as the NIC side sets it).
+	void set_mtu(u16 mtu) { mtu_.store(mtu); }
+	u16 mtu() const { return mtu_.load(); }
+	// The largest path MTU (prm::qpc_mtu) whose RoCEv2 packets, headers
+	// and ICRC with them, fit in a frame of the port's MTU; 0: none.
+	u8 max_path_mtu() const;
 
 private:
 	bool check_vport(cmd_ctx &c, bool other, u32 number);
@@ -53,6 +59,7 @@ private:
 	roce_entry roce_[roce_table_size] = {};
 	u32 roce_used_ = 0;  // entries past this one are all unset
 	atomic<bool> link_{true};
+	atomic<u16> mtu_{1500};
 };
 
 } // namespace scx::hca

@@ -898,6 +898,9 @@ TEST(HcaQp, TransitionsCheckWhatTheyTake)
 		 synd::qp_bad_mtu},
 		{"mtu 8k", prm::op::init2rtr_qp, [](u8 *c) { prm::set(c, q::mtu, 6); }, st::bad_param_err,
 		 synd::qp_bad_mtu},
+		{"mtu 2k on a 1500 port", prm::op::init2rtr_qp,
+		 [](u8 *c) { prm::set(c, q::mtu, prm::qpc_mtu::bytes_2k); }, st::bad_param_err,
+		 synd::qp_mtu_over_port},
 		{"remote qpn 1", prm::op::init2rtr_qp, [](u8 *c) { prm::set(c, q::remote_qpn, 1); }, st::bad_param_err,
 		 synd::qp_bad_remote_qpn},
 		{"msg max", prm::op::init2rtr_qp, [](u8 *c) { prm::set(c, q::log_msg_max, 31); }, st::bad_param_err,
@@ -934,6 +937,42 @@ TEST(HcaQp, TransitionsCheckWhatTheyTake)
 	EXPECT_EQ(run(rig, shorter, 16, &sy), st::bad_inp_len_err);
 	EXPECT_EQ(sy, synd::short_input);
 	EXPECT_EQ(qp_state(rig, qp.qpn), qs::rst);
+	EXPECT_EQ(destroy_qp(rig, qp.qpn), 0);
+}
+
+TEST(HcaQp, APathMtuNeedsAPortMtuItsPacketsFit)
+{
+	// A port of 1500 bytes carries 1024-byte packets (1024 + the 96 a
+	// RoCEv2 packet may add); 4096 needs a jumbo port, 4192 bytes at least.
+	qp_rig rig;
+	ASSERT_TRUE(rig.ready());
+	test_qp qp;
+	ASSERT_EQ(create_qp(rig, spec_for(rig), &qp), 0);
+	struct step {
+		u16 port_mtu;
+		u8 path_mtu;
+		u8 status;
+	};
+	const step steps[] = {
+		{1500, prm::qpc_mtu::bytes_1k, 0},      {1500, prm::qpc_mtu::bytes_2k, st::bad_param_err},
+		{4191, prm::qpc_mtu::bytes_4k, st::bad_param_err}, {4192, prm::qpc_mtu::bytes_4k, 0},
+		{9000, prm::qpc_mtu::bytes_4k, 0},      {352, prm::qpc_mtu::bytes_256, 0},
+		{351, prm::qpc_mtu::bytes_256, st::bad_param_err},
+	};
+	for (const step &s : steps) {
+		SCOPED_TRACE(testing::Message() << "port " << s.port_mtu << " path " << int(s.path_mtu));
+		rig.dev.set_mtu(s.port_mtu);
+		ASSERT_EQ(to_rst(rig, qp.qpn), 0);
+		ASSERT_TRUE(walk(rig, qp.qpn, prm::qpc_st::rc, qs::init));
+		ctx_t c = ctx_for(prm::op::init2rtr_qp, prm::qpc_st::rc);
+		prm::set(c.data(), q::mtu, s.path_mtu);
+		u32 sy = 0;
+		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp.qpn, c, 0, &sy), s.status);
+		if (s.status) {
+			EXPECT_EQ(sy, synd::qp_mtu_over_port);
+		}
+		EXPECT_EQ(qp_state(rig, qp.qpn), s.status ? qs::init : qs::rtr);
+	}
 	EXPECT_EQ(destroy_qp(rig, qp.qpn), 0);
 }
 

@@ -37,6 +37,9 @@ struct scx_bar *scx_hca_bar(struct scx_hca *hca);
 
 /* Link down/up: a PORT_CHANGE event to a subscribed EQ. */
 void scx_hca_set_link(struct scx_hca *hca, bool up);
+// The port's Ethernet MTU changed (the netdev's): path MTUs are checked
+// against it from now on, and the vport context reports it.
+void scx_hca_set_mtu(struct scx_hca *hca, uint16_t mtu);
 
 /*
  * The firmware dies, as a ConnectX's can: its health counter stops and it

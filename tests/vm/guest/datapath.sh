@@ -66,6 +66,25 @@ fi
 for i in 1 2 3; do
 	pp "rc_pingpong_events_again$i" ibv_rc_pingpong -e
 done
+# A path MTU must fit the netdev's frames, as with rdma_rxe: -m 2048 on the
+# 1500-byte dummy0 is refused when the QPs go to RTR (the server tries
+# first; the kernel log names the command and the status); on a jumbo
+# dummy0, -m 4096 runs.
+refused() { dmesg | grep -c 'INIT2RTR_QP(0x503) op_mod(0x0) failed, status bad parameter'; }
+before=$(refused)
+if pingpong_pair $dev "$gidx" ibv_rc_pingpong -n 10 -m 2048; then
+	result path_mtu_over_port FAIL "-m 2048 worked on a 1500-byte netdev"
+elif [ "$(refused)" -gt "$before" ]; then
+	result path_mtu_over_port PASS "-m 2048 refused at RTR on a 1500-byte netdev (EINVAL)"
+else
+	result path_mtu_over_port FAIL "failed, but not at RTR: $(tail -n 2 <<<"$RUN_OUT" | tr '\n' ' ')"
+fi
+if run_t 10 ip link set dummy0 mtu 9000; then
+	pp rc_pingpong_jumbo ibv_rc_pingpong -m 4096 -s 16384
+else
+	result rc_pingpong_jumbo FAIL "dummy0 refused mtu 9000"
+fi
+run_t 10 ip link set dummy0 mtu 1500
 run_t 60 rdma link delete $dev || result dp_link_del FAIL
 rmmod softcx || result dp_rmmod FAIL
 
