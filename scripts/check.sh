@@ -192,7 +192,7 @@ if stage module_stock make module-stock; then
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
 	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
-	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts
+	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts tsc=reliable
 	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
 	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
 	pair wire_softcx -- suite=wire-pair
