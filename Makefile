@@ -130,12 +130,8 @@ $(BUILD)/host/softcx_tests: $(HOST_CORE_OBJS) $(HOST_TEST_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 -include $(HOST_CORE_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d)
 
-# Twice: with the data path's direct copy (the default), and with every
-# message as packets through the transport engine (packet_transport).
 host-test: deps $(BUILD)/host/softcx_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		$(BUILD)/host/softcx_tests --gtest_brief=1
-	SCX_TEST_PACKET_TRANSPORT=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(BUILD)/host/softcx_tests --gtest_brief=1
 
 # --- benchmarks (numbers, not tests) -----------------------------------------

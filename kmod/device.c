@@ -159,12 +159,6 @@ module_param_named(dp_hold_us, scx_dp_hold_us, uint, 0444);
 MODULE_PARM_DESC(dp_hold_us,
 		 "data path: let the lock go between packets once held this long, in us; 0: after every packet (default 20)");
 
-/* The direct copy (0) stays selectable until it is deleted (README). */
-static bool scx_packet_transport = true;
-module_param_named(packet_transport, scx_packet_transport, bool, 0444);
-MODULE_PARM_DESC(packet_transport,
-		 "messages as packets through the transport engine, and RoCEv2 on the netdev (1), or by direct copy within this kernel (0) (default 1)");
-
 /*
  * The poller must look again soon (new work, a new timer). The flag covers
  * a wake-up between its poll and its sleep, which would otherwise be lost.
@@ -342,7 +336,6 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	hp.raise_irq = scx_raise_irq;
 	memcpy(hp.mac, p->mac, sizeof(hp.mac));
 	hp.mtu = p->mtu;
-	hp.packet_transport = scx_packet_transport;
 	hp.link_down = !p->link_up;
 	err = scx_hca_create(&hp, &kdev->hca);
 	if (err)

@@ -48,7 +48,6 @@ hca::device_config config_from(const scx_hca_params &p)
 	if (p.mtu)
 		cfg.mtu = p.mtu;
 	cfg.link_up = !p.link_down;
-	cfg.packet_transport = p.packet_transport;
 	return cfg;
 }
 

@@ -25,9 +25,6 @@ struct device_config {
 	u64 node_guid = 0x025c00fffe000001ull;
 	u64 system_image_guid = 0x025c00fffe000001ull;
 	bool link_up = true;
-	// Messages travel as packets through the transport engine (tp.h)
-	// rather than by the data path's direct copy.
-	bool packet_transport = false;
 };
 
 } // namespace scx::hca

@@ -43,7 +43,6 @@ status device::init()
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
 	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_}, 1u << L::log_max_qp,
 			 1u << L::log_max_cq));
-	SCX_TRY(dp_.set_packet_transport(cfg_.packet_transport));
 	regs_.init(cfg_, cmd_, eqs_, cqs_, dp_, L::first_uar, L::num_uars);
 	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
 }

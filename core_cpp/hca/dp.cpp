@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The data path's poller: doorbells, send-queue walk, flushes, completions.
-// The transport (what one WQE does) is in dp_transport.cpp.
+// The data path's rounds: doorbells in, a pass over the QPs they name
+// (dp_sched.cpp), the poller's sleep; completions and asynchronous events.
 #include "hca/dp.h"
 
 #include "lib/new.h"
@@ -26,8 +26,11 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 	watch_qp_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
 	watch_cq_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_cqs));
 	watch_err_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
-	if (!watch_qp_ || !watch_cq_ || !watch_err_)
+	active_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
+	timed_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
+	if (!watch_qp_ || !watch_cq_ || !watch_err_ || !active_ || !timed_)
 		return errc::nomem;
+	SCX_TRY(rx_.init(rx_slots));
 	return lock_.init(lock_class::hca_dp);
 }
 
@@ -109,19 +112,6 @@ u8 data_path::vendor_err(u8 syndrome)
 	}
 }
 
-status data_path::set_packet_transport(bool on)
-{
-	if (on && !packet_transport_) {
-		SCX_TRY(rx_.init(rx_slots));
-		active_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps_));
-		timed_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps_));
-		if (!active_ || !timed_)
-			return errc::nomem;
-	}
-	packet_transport_ = on;
-	return status::ok();
-}
-
 u32 data_path::poll()
 {
 	return round(false, nullptr);
@@ -136,12 +126,12 @@ u32 data_path::round(bool trapped, bool *left)
 	u64 timer;
 	u64 since_us;
 	lock_guard g(lock_);
-	// Which object a doorbell names is only a hint (a later store to the
-	// same word replaces it): the direct copy makes a full pass on any;
-	// the packet transport runs the QP named, and sweeps now and then.
+	// Which QP a doorbell names is only a hint (a later store to the
+	// same word replaces it): the QP named gets a turn, and a sweep now
+	// and then finds what a replaced store named.
 	u32 named = 0;
 	u32 rung = d_.uars->drain([&](u32, u32 off, u64 v) {
-		if (packet_transport_ && off != uar_window::watched[0]) {
+		if (off != uar_window::watched[0]) {
 			// The store is the ctrl segment's first 8 bytes.
 			u8 ctrl[8];
 			store_be(ctrl, v);
@@ -150,7 +140,7 @@ u32 data_path::round(bool trapped, bool *left)
 		}
 	});
 	// A kick names nothing (kernel queues; a trapped store that had not
-	// landed yet): the packet transport sweeps for it.
+	// landed yet): a sweep finds its QP.
 	if (kicked_.exchange(0, mo::acq_rel)) {
 		rung++;
 		if (!named)
@@ -159,13 +149,13 @@ u32 data_path::round(bool trapped, bool *left)
 	stats_.doorbells += rung;
 	busy_ = false;
 	bool work = rung || more_;
-	if (packet_transport_ && (sweep_ || rx_.front()))
+	if (sweep_ || rx_.front())
 		work = true;
 	if (!work && now < next_timer_)
 		work = flush_due();
 	// A sweep that is merely due is not activity: the poller keeps
 	// backing off unless it finds a QP to run.
-	bool sweep_due = packet_transport_ && now - last_sweep_ >= u64(policy_.sweep_us) * 1000;
+	bool sweep_due = now - last_sweep_ >= u64(policy_.sweep_us) * 1000;
 	u64 visits = stats_.qp_visits;
 	if (in_pass_) {
 		// A trap's pass let the lock go: it runs what was listed here.
@@ -177,15 +167,11 @@ u32 data_path::round(bool trapped, bool *left)
 	} else if (work || sweep_due || now >= next_timer_) {
 		more_ = false;
 		next_timer_ = ~0ull;
-		if (packet_transport_) {
-			in_pass_ = true;
-			held_ = &g;
-			pass_tp(now);
-			held_ = nullptr;
-			in_pass_ = false;
-		} else {
-			pass(now);
-		}
+		in_pass_ = true;
+		held_ = &g;
+		pass(now);
+		held_ = nullptr;
+		in_pass_ = false;
 	}
 	if (stats_.qp_visits != visits)
 		work = true;
@@ -259,10 +245,7 @@ void data_path::settle()
 	more_ = false;
 	next_timer_ = ~0ull;
 	sweep_ = true;
-	if (packet_transport_)
-		pass_tp(scx_env_now_ns());
-	else
-		pass(scx_env_now_ns());
+	pass(scx_env_now_ns());
 }
 
 void data_path::stay_active()
@@ -289,7 +272,7 @@ bool data_path::flush_due()
 		if (!rt || rt->state != qs::err)
 			continue;
 		// The transport's window still holds WQEs to flush.
-		if (packet_transport_ && rt->tp && !rt->tp->in_error)
+		if (rt->tp && !rt->tp->in_error)
 			return true;
 		if (rt->rq_type == prm::qp_rq_type::srq && !rt->last_wqe)
 			return true;
@@ -332,27 +315,6 @@ void data_path::rebuild_watch()
 				watch_cq_[ncq_++] = cqn;
 		});
 		cq_epoch_ = d_.cqs->epoch();
-	}
-}
-
-void data_path::pass(u64 now)
-{
-	stats_.passes++;
-	rebuild_watch();
-	// Arm requests come first: a request made before this pass's CQEs
-	// must see them arrive, so a solicited-only arm is not fired by an
-	// unsolicited CQE it was written before. (Taken after them, every
-	// new CQE would look "already there" and fire any arm at once.)
-	for (u32 i = 0; i < ncq_; i++)
-		d_.cqs->poll_arm(watch_cq_[i]);
-	for (u32 i = 0; i < nqp_; i++) {
-		qp_runtime *rt = d_.qps->dp_get(watch_qp_[i]);
-		if (!rt)
-			continue;
-		if (rt->state == qs::rts || rt->state == qs::sqd)
-			run_sq(*rt, now);
-		else if (rt->state == qs::err)
-			flush(*rt);
 	}
 }
 
@@ -402,64 +364,6 @@ bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unrea
 	return true;
 }
 
-void data_path::run_sq(qp_runtime &rt, u64 now)
-{
-	u32 v;
-	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::snd_counter.byte_off, &v))
-		return;
-	u16 pi = u16(v);
-	for (u32 budget = 256; rt.sq_ci != pi; budget--) {
-		if (!budget) {
-			more_ = true;
-			return;
-		}
-		if (rt.waiting && now < rt.wait_until) {
-			if (rt.wait_until < next_timer_)
-				next_timer_ = rt.wait_until;
-			return;
-		}
-		u32 ds = 0;
-		u16 idx = rt.sq_ci;
-		// A counter beyond the ring, or a WQE that cannot be read: the
-		// WQE at the head is unusable and the QP goes to error. An
-		// unreadable WQE (ds 0, or larger than any WQE) takes one
-		// WQEBB, so the WQEs posted behind it are still flushed, each
-		// with its CQE; past a counter beyond the ring nothing can be.
-		bool beyond = u16(pi - idx) > rt.sq_wqebbs;
-		bool unreadable = false;
-		if (beyond || !fetch_wqe(rt, idx, wqe_, &ds, &unreadable)) {
-			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::local_qp_op_err, idx,
-				prm::get(wqe_, ctl::opcode));
-			rt.sq_ci = beyond ? pi : u16(idx + 1);
-			enter_err(rt);
-			// The queue's own memory is gone: the QP is broken, as a
-			// ConnectX reports a work queue it cannot read.
-			if (unreadable)
-				qp_event(rt, prm::event_type::wq_catas_error);
-			return;
-		}
-		u8 op = u8(prm::get(wqe_, ctl::opcode));
-		bool signaled = prm::get(wqe_, ctl::ce) == prm::wqe_ce::cqe_always;
-		u16 nbb = u16((ds * prm::sq_geom::ds_unit + prm::sq_geom::wqebb - 1) / prm::sq_geom::wqebb);
-		outcome o = execute(rt, wqe_, ds, now);
-		if (o.v == verdict::wait) {
-			if (rt.wait_until < next_timer_)
-				next_timer_ = rt.wait_until;
-			return;
-		}
-		rt.waiting = 0;
-		stats_.wqes++;
-		rt.sq_ci = u16(idx + nbb);
-		if (o.v == verdict::error) {
-			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, o.syndrome, idx, op);
-			enter_err(rt);
-			return;
-		}
-		if (signaled)
-			req_cqe(rt, idx, op, o.byte_cnt);
-	}
-}
-
 void data_path::enter_err(qp_runtime &rt)
 {
 	rt.state = qs::err;
@@ -484,7 +388,9 @@ void data_path::srq_event(u32 srqn, u8 type)
 	d_.eqs->post_event(type, 0, data);
 }
 
-void data_path::flush(qp_runtime &rt)
+// The WQEs of a QP in ERR that the engine never took: a flush CQE each,
+// and on an SRQ the LAST_WQE_REACHED event.
+void data_path::flush_queues(qp_runtime &rt)
 {
 	u32 v;
 	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v))

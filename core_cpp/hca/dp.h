@@ -4,25 +4,19 @@
 // libmlx5 posts work without entering the kernel: it writes WQEs into the
 // QP's buffer, bumps the doorbell record and stores the first 8 bytes of
 // the WQE into its UAR page. The data path watches the UAR pages
-// (uar_window), and on a doorbell walks the send queues whose counters
-// moved, executes each WQE as the requester, delivers it to the responder
-// QP, and writes CQEs on both sides. The responder is on this port
-// (loopback) unless the destination GID is another port's on the fabric
-// (fabric.h): then that port's data path answers, under its own lock. CQ arm
-// requests come from the arm word of the CQ's doorbell record.
+// (uar_window); a doorbell gives the QP it names a turn, in which the
+// transport engine (tp.h) sends its WQEs as RoCEv2 packets through a link:
+// into the receive ring of this port or of another softcx port of this
+// kernel (dp_link.cpp), or onto the netdev (dp_wire.cpp). Packets taken
+// from the ring give their QP a turn too; dp_tp.cpp is the engine's view
+// of mlx5's WQEs, receive queues, memory keys and CQEs, dp_sched.cpp who
+// gets a turn and when. CQ arm requests come from the arm word of the
+// CQ's doorbell record.
 //
-// Transport semantics (RC, UC, UD) are those of the IBTA spec as mlx5
-// reports them: RNR NAK with the responder's min_rnr_timer and the
-// requester's rnr_retry, transport retries when nobody answers, remote
-// checks (QP state, rkey, PD, bounds, access), error CQEs with mlx5
-// syndromes on the side that sees the error, QP to ERR and flush.
-//
-// Everything runs under one lock that every command touching a QP, CQ,
-// SRQ or memory key also takes, so no object changes or goes away under a
-// WQE in flight. A requester holding its own takes a peer port's only if it
-// is free (two ports sending to each other would otherwise deadlock): if it
-// is not, the WQE waits for the next round, as a packet held up on a busy
-// link, and no retry is counted.
+// One lock covers the data path's view of QPs, CQs, SRQs and keys; every
+// command that changes them takes it too. A pass lets it go between
+// packets (relax()), so neither a command nor an interrupt waits behind
+// more than about one packet's copying.
 #pragma once
 
 #include "hca/cq.h"
@@ -68,7 +62,7 @@ struct dp_stats {
 	u64 peer_requests; // requests answered by another port's responder
 	u64 peer_busy;     // ... put off because that port was busy
 	u64 translation_faults; // accesses past the MTT entries a key was given
-	// The packet transport (packet_transport on).
+	// The transport.
 	u64 rx_pkts;       // packets taken from the receive ring
 	u64 rx_no_qp;      // ... for no QP that could take them
 	u64 rx_bad_pkey;   // ... with another partition's P_Key (the QPs' bad_pkey)
@@ -175,9 +169,6 @@ public:
 	data_path &operator=(const data_path &) = delete;
 
 	status init(const dp_deps &d, u32 max_qps, u32 max_cqs);
-	// Messages travel as packets through the transport engine (tp.h)
-	// instead of the direct copy. Set once, before the first QP.
-	status set_packet_transport(bool on);
 	void set_policy(const dp_policy &p) { policy_ = p; }
 	dp_policy policy() const { return policy_; }
 
@@ -252,68 +243,26 @@ private:
 	friend class dp_tp_ops;
 	friend class dp_link;
 
-	enum class verdict : u8 { done, wait, error };
-	struct outcome {
-		verdict v = verdict::done;
-		u8 syndrome = 0;
-		u32 byte_cnt = 0;
-	};
-	// What the responder answers (an RC requester acts on it).
-	// busy: the responder's port could not be entered now; try again.
-	enum class answer : u8 { ack, rnr, none, inv_req, access, op_err, busy };
-
-	// What travels from requester to responder: the packet, plus the
-	// requester's lists and the resolver that checked them.
-	struct request {
-		u8 op;               // prm::wqe_op
-		u8 st;               // prm::qpc_st of the requester
-		u8 se;
-		u32 src_qpn;
-		u32 dst_qpn;
-		mem_resolver *mem;   // the requester's: src and result are its
-		u32 imm;             // raw, as in the WQE
-		u64 raddr;
-		u32 rkey;
-		u64 swap_add, compare;
-		const sg_list *src;  // gather list, or
-		const u8 *inl;       // inline bytes
-		u32 len;
-		sg_list *result;     // READ / atomic: where the data goes
-		u32 qkey;            // UD
-		const u8 *av;        // UD address vector
-		const u8 *sgid;      // UD: the requester's source GID, or null
-	};
-
 	// One round; trapped: run for a writer, not the poller. *left (if
 	// given): work or timers remain for the poller after it.
 	u32 round(bool trapped, bool *left);
 	u32 busy_backoff();
-	void pass(u64 now);
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);
-	void run_sq(qp_runtime &rt, u64 now);
-	void flush(qp_runtime &rt);
 	bool fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unreadable);
 	bool flush_due();
 	void qp_event(qp_runtime &rt, u8 type);
 	void srq_event(u32 srqn, u8 type);
-	outcome execute(qp_runtime &rt, const u8 *w, u32 ds, u64 now);
-	outcome finish_rc(qp_runtime &rt, answer a, u64 now, u8 min_rnr);
-	// The requester side: finds the responder's port, *min_rnr is its
-	// QP's min_rnr_nak (an RNR NAK's timer).
-	answer deliver(qp_runtime &rt, const request &rq, u8 *min_rnr);
-	// false: the port owning gid could not be asked now.
+	// The port whose address table holds gid (dp_link.cpp); false: it
+	// could not be asked now.
 	static constexpr u32 unreachable = fabric::none - 1;
 	bool route(qp_runtime &rt, const u8 *gid, u32 *slot);
-	// The responder side, on the port of dst_qpn, under its lock.
-	answer respond(const request &rq, u8 *min_rnr);
-	answer respond_recv(qp_runtime &dst, const request &rq);
 	bool take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *f, bool commit);
 	bool read_recv(qp_runtime &dst, u32 handle, sg_list &l, mem_fault *f);
 	void enter_err(qp_runtime &rt);
-	outcome umr(qp_runtime &rt, const u8 *w, u32 end);
+	// A UMR WQE (window bind / invalidate): 0 or its syndrome.
+	u8 umr(qp_runtime &rt, const u8 *w, u32 end);
 	bool remote_invalidate(qp_runtime &dst, u32 key);
-	void resp_error(qp_runtime &dst, u8 syndrome, u16 counter);
 	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
 	void err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 counter, u8 wqe_op);
@@ -357,12 +306,13 @@ private:
 	u64 last_active_ = 0;
 	u32 idle_sleep_ = 0;
 
-	// Scratch for one WQE at a time (single poller).
+	// The WQE being fetched, and a responder's remote range (one pass at
+	// a time).
 	u8 wqe_[1024];
-	sg_list local_, remote_;
+	sg_list remote_;
 
-	// The packet transport (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
-	void pass_tp(u64 now);
+	// Turns, packets and their engine (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
+	void pass(u64 now);
 	bool visit(u32 qpn);
 	bool visit_one(u32 qpn, bool first);
 	void relax();
@@ -376,15 +326,15 @@ private:
 	bool rx_one();
 	// The cached WQE and lists are resolved again at their next use.
 	void forget_lists() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
-	void flush_tp(qp_runtime &rt);
+	void flush(qp_runtime &rt);
+	void flush_queues(qp_runtime &rt);
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
 	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len);
 	bool recv_list(qp_runtime &rt, u32 handle);
 	bool resolve_remote(qp_runtime &rt, u32 rkey, u8 access, u64 va, u32 len);
 	bool fetch_again(qp_runtime &rt, u16 idx, u32 *ds);
 
-	bool packet_transport_ = false;
-	// The packet transport's pass lets the lock go between packets
+	// A pass lets the lock go between packets
 	// (relax()): held_ is the round's guard, in_pass_ keeps a second
 	// pass from starting meanwhile (a round that finds one running only
 	// lists what its doorbells name).

@@ -95,8 +95,7 @@ void dp_link::tx_commit(tp_qp &q)
 	} else if (slot_ != data_path::unreachable) {
 		data_path *peer = fabric::hold(slot_);
 		// The port in the slot is still the one routed to.
-		if (peer && fabric::epoch() == rt.route_epoch && peer->packet_transport_ &&
-		    peer->rx_.push(pkt, len_, g, l3)) {
+		if (peer && fabric::epoch() == rt.route_epoch && peer->rx_.push(pkt, len_, g, l3)) {
 			sent = true;
 			d.stats_.peer_requests++;
 			peer->wake_rx();
@@ -107,6 +106,43 @@ void dp_link::tx_commit(tp_qp &q)
 	// Lost as on a wire: RC's requester times out and sends it again.
 	if (!sent)
 		d.stats_.tx_lost++;
+}
+
+// The port whose address table holds gid: *slot a peer's, fabric::none
+// for this one, unreachable if no port has it (the packet is lost, as on a
+// wire). Cached in rt until the fabric changes or the GID does.
+bool data_path::route(qp_runtime &rt, const u8 *gid, u32 *slot)
+{
+	u32 epoch = fabric::epoch();
+	if (rt.route_epoch == epoch && same_bytes(rt.route_gid, gid, 16)) {
+		*slot = rt.route_slot;
+		return true;
+	}
+	u32 found = fabric::none;
+	if (!d_.port->has_roce_address(gid)) {
+		found = unreachable;
+		for (u32 i = 0; slot_ != fabric::none && i < fabric::max_ports && found == unreachable; i++) {
+			if (i == slot_)
+				continue;
+			data_path *peer = fabric::hold(i);
+			if (!peer)
+				continue;
+			unsigned long flags;
+			if (!peer->lock_.try_lock(&flags)) {
+				fabric::release(i);
+				return false;
+			}
+			if (peer->d_.port && peer->d_.port->has_roce_address(gid))
+				found = i;
+			peer->lock_.unlock(flags);
+			fabric::release(i);
+		}
+	}
+	rt.route_epoch = epoch;
+	rt.route_slot = found;
+	copy_bytes(rt.route_gid, gid, 16);
+	*slot = found;
+	return true;
 }
 
 bool data_path::drain_rx(u32 budget)
@@ -155,13 +191,13 @@ bool data_path::rx_one()
 
 // A QP in ERR: what the engine holds completes first (in SQ order, with
 // the receive in progress), then the WQEs it never fetched.
-void data_path::flush_tp(qp_runtime &rt)
+void data_path::flush(qp_runtime &rt)
 {
 	debt_++;
 	if (!rt.tp->in_error)
 		engine_.flush(*rt.tp);
 	forget_lists();
-	flush(rt);
+	flush_queues(rt);
 }
 
 } // namespace scx::hca

@@ -17,43 +17,42 @@ namespace ctl = prm::wqe_ctrl_seg;
 namespace sy = prm::cqe_syndrome;
 namespace mask = prm::umr_mkey_mask;
 
-data_path::outcome data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
+u8 data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 {
 	namespace uc = prm::wqe_umr_ctrl_seg;
 	constexpr u32 mkey_at = ctl::size_bytes + uc::size_bytes;
 	constexpr u32 klm_at = mkey_at + prm::wqe_mkey_seg::size_bytes;
-	auto fail = [](u8 s) { return outcome{verdict::error, s, 0}; };
 
 	if (mkey_at + prm::wqe_mkey_seg::size_bytes > end)
-		return fail(sy::local_qp_op_err);
+		return sy::local_qp_op_err;
 	const u8 *u = w + ctl::size_bytes;
 	const u8 *mk = w + mkey_at;
 	u8 flags = u8(prm::get(u, uc::flags));
 	u64 m = prm::get(u, uc::mkey_mask);
 	// Only what libmlx5 asks of a window: inline, no offset into the list.
 	if (!(flags & prm::umr_flags::inline_data) || prm::get(u, uc::xlt_offset))
-		return fail(sy::local_qp_op_err);
+		return sy::local_qp_op_err;
 
 	// The ctrl segment's immediate names the window; its tag may be stale
 	// (a type 2 bind names the key as allocated), the index may not.
 	mkey_ctx *mw = d_.mkeys->dp_find(load_be<u32>(w + ctl::imm.byte_off) >> 8);
 	if (!mw || mw->access_mode != prm::mkc_access_mode::klms || !mw->umr_en || mw->pd != rt.pd)
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 	if ((flags & prm::umr_flags::check_qpn) && mw->qpn != mem_resolver::no_qpn && mw->qpn != rt.qpn)
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 
 	if ((m & mask::free) && prm::get(mk, prm::mkc::free)) {
 		// Unbind or local invalidate: the window grants nothing now.
 		mw->free = 1;
 		if (m & mask::key)
 			mw->key_7_0 = u8(prm::get(mk, prm::mkc::mkey_7_0));
-		return {};
+		return 0;
 	}
 
 	if ((flags & prm::umr_flags::check_not_free) && !mw->free)
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 	if (klm_at + prm::klm::size_bytes > end || prm::get(u, uc::xlt_octowords) < 1)
-		return fail(sy::local_qp_op_err);
+		return sy::local_qp_op_err;
 	const u8 *klm = w + klm_at;
 	u64 start = (m & mask::start_addr) ? u64(prm::get(mk, prm::mkc::start_addr)) : mw->start;
 	u64 len = (m & mask::len) ? u64(prm::get(mk, prm::mkc::len)) : mw->len;
@@ -75,14 +74,14 @@ data_path::outcome data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 	mkey_ctx mr;
 	if (!d_.mkeys->lookup(mr_key, &mr) || mr.free || mr.access_mode == prm::mkc_access_mode::klms ||
 	    mr.pd != mw->pd)
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 	if (prm::get(klm, prm::klm::bcount) != len || len > 0xffffffffull || start + len < start)
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 	u64 mr_end = mr_addr + len;
 	if (mr_end < mr_addr || mr_addr < mr.start || (!mr.length64 && mr_end - mr.start > mr.len))
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 	if ((access & (mkey_access::remote_write | mkey_access::atomic)) && !(mr.access & mkey_access::local_write))
-		return fail(sy::mw_bind_err);
+		return sy::mw_bind_err;
 
 	mw->access = access;
 	mw->start = start;
@@ -95,7 +94,7 @@ data_path::outcome data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 	if (m & mask::qpn)
 		mw->qpn = prm::get(mk, prm::mkc::qpn);
 	mw->free = 0;
-	return {};
+	return 0;
 }
 
 // SEND_WITH_INV: the responder's window `key` (tag included) stops

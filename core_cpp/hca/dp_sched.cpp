@@ -132,7 +132,7 @@ bool data_path::visit_one(u32 qpn, bool first)
 	if (!rt || !rt->tp)
 		return false;
 	if (rt->state == qs::err) {
-		flush_tp(*rt);
+		flush(*rt);
 		return false;
 	}
 	if (!sends(*rt) && rt->state != qs::rtr)
@@ -158,7 +158,7 @@ void data_path::track_timer(qp_runtime &rt)
 	}
 }
 
-void data_path::pass_tp(u64 now)
+void data_path::pass(u64 now)
 {
 	stats_.passes++;
 	now_ = hold_since_ = now;
@@ -183,7 +183,7 @@ void data_path::pass_tp(u64 now)
 		relax();
 		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
 		if (rt && rt->state == qs::err && rt->tp)
-			flush_tp(*rt);
+			flush(*rt);
 	}
 	relax();
 	run_timers();

@@ -298,8 +298,7 @@ u8 dp_tp_ops::run_local(tp_qp &q, const tp_send_wr &wr)
 	// A UMR changes keys: no list resolved before it holds.
 	copy_bytes(d.wqe_, d.wqe2_, sizeof(d.wqe_));
 	d.wqe_qpn_ = d.list_qpn_ = d.rcv_qpn_ = ~0u;
-	data_path::outcome o = d.umr(rt, d.wqe_, ds * prm::sq_geom::ds_unit);
-	return o.v == data_path::verdict::error ? o.syndrome : 0;
+	return d.umr(rt, d.wqe_, ds * prm::sq_geom::ds_unit);
 }
 
 // The receive WQE handle of rt (RQ index, or SRQ WQE index) into rcv_l_.

@@ -111,14 +111,14 @@ void dp_link::wire_commit(tp_qp &q)
 void data_path::attach_wire(wire_xmit_fn xmit, void *ctx)
 {
 	lock_guard g(lock_);
-	wire_xmit_ = packet_transport_ ? xmit : nullptr;
+	wire_xmit_ = xmit;
 	wire_ctx_ = ctx;
 	wire_ready_.store(true, mo::release);
 }
 
 bool data_path::wire_rx(const u8 *frame, u32 len)
 {
-	if (!packet_transport_ || !d_.port)
+	if (!d_.port)
 		return false;
 	roce_rx r;
 	roce_rx_verdict v = roce_frame_parse(frame, len, &r);

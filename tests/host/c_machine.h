@@ -31,10 +31,6 @@ template <typename F> bool c_wait_for(F cond, int ms = 5000)
 	return true;
 }
 
-// Whether this run's hcas move messages as packets (the suite runs once
-// each way: make host-test).
-inline bool packet_transport() { return getenv("SCX_TEST_PACKET_TRANSPORT") != nullptr; }
-
 // An hca and its driver, wired through m's static callbacks (raise,
 // dma_alloc, dma_free, request_irq, free_irq, schedule_tasklet; ctx m).
 template <typename M>
@@ -44,10 +40,6 @@ void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hc
 	hp.num_vectors = 3;
 	hp.ctx = m;
 	hp.raise_irq = M::raise;
-	// The whole suite runs again with the packet transport (make host-test).
-	hp.packet_transport = packet_transport();
-	if constexpr (requires { m->want_packet_transport; })
-		hp.packet_transport = hp.packet_transport || m->want_packet_transport;
 	ASSERT_EQ(scx_hca_create(&hp, hca), 0);
 	scx_drv_params dp{};
 	dp.name = name;
@@ -100,8 +92,6 @@ class CMachine : public ::testing::Test {
 
 protected:
 	void SetUp() override { baseline_ = host_env::live_allocations(); }
-	// This fixture's tests are of the packet transport alone.
-	bool want_packet_transport = false;
 	void TearDown() override
 	{
 		if (drv)

@@ -20,7 +20,6 @@ const u8 mac_b[6] = {0x02, 0x5c, 0, 0, 2, 1};
 // wires port A.
 struct port_b {
 	test_platform plat;
-	bool want_packet_transport = false;
 	scx_hca *hca = nullptr;
 	scx_drv *drv = nullptr;
 	std::atomic<scx_drv *> drv_seen{nullptr};

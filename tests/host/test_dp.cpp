@@ -756,16 +756,10 @@ TEST_F(Dp, QpBufferMayStartInsideItsFirstPage)
 	EXPECT_EQ(qp_create_rc, -EINVAL);
 }
 
-// What only the packet transport does: it runs the QPs a doorbell, a
-// packet or a timer names, never every QP.
+// The data path runs the QPs a doorbell, a packet or a timer names,
+// never every QP.
 class DpSched : public Dp {
 protected:
-	void SetUp() override
-	{
-		want_packet_transport = true;
-		Dp::SetUp();
-	}
-
 	// QP turns the data path gives n SENDs from a to b, each pumped to
 	// its completions.
 	u64 visits_for(pair_t &p, mr_t &dst, int n)

@@ -23,8 +23,6 @@ class Wire : public Fabric {
 protected:
 	void SetUp() override
 	{
-		want_packet_transport = true;
-		b_.want_packet_transport = true;
 		Fabric::SetUp();
 		ASSERT_FALSE(HasFatalFailure());
 		// Two hosts: nothing between them but the wire.

@@ -23,7 +23,6 @@ struct scx_hca_params {
 	uint8_t mac[6];           /* port MAC; all zero: the hca's default */
 	uint16_t mtu;             /* port MTU; 0: default */
 	bool link_down;           /* the port starts down */
-	bool packet_transport;    /* messages as packets through the transport engine */
 	struct scx_dma_domain *dma_domain; /* what the device may reach */
 	void *ctx;
 	/* Raise MSI-X `vector`; called from any context, must not sleep. */
@@ -118,7 +117,7 @@ struct scx_hca_dp_stats {
 	uint64_t peer_requests; /* answered by another port on the fabric */
 	uint64_t peer_busy;     /* put off: that port was busy */
 	uint64_t translation_faults; /* accesses past a key's given MTT entries */
-	/* The packet transport (packet_transport). */
+	/* The transport. */
 	uint64_t rx_pkts;       /* packets taken from the port's receive ring */
 	uint64_t rx_no_qp;      /* ... for no QP */
 	uint64_t rx_bad_pkey;   /* ... another partition's P_Key */
@@ -144,7 +143,7 @@ int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)
 void scx_hca_leave_fabric(struct scx_hca *hca);
 
 /*
- * The RoCEv2 link on the port's netdev (with packet_transport only). Once
+ * The RoCEv2 link on the port's netdev. Once
  * attached, a packet for an address no softcx port of this kernel owns is
  * handed to xmit as a whole Ethernet frame, ICRC included; xmit is called
  * with locks held and interrupts off: it copies and must not sleep.

@@ -33,7 +33,7 @@ if [ $dev != rxe0 ] && [ "$role" = a ] && setup_netdev && rxe_up rxe1 dummy0; th
 fi
 if [ $dev = rxe0 ]; then
 	rxe_up rxe0 eth0 || { result wire_up FAIL rxe; finish; exit 1; }
-elif ! load_softcx packet_transport=1 || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
+elif ! load_softcx || ! run_t 60 rdma link add $dev type softcx netdev eth0; then
 	dmesg | tail -20
 	result wire_up FAIL
 	finish
