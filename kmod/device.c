@@ -182,7 +182,7 @@ static void scx_dp_wake_peer(void *ctx)
 
 u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
-	if (scx_hca_uar_store(kdev->hca))
+	if (scx_hca_uar_store(kdev->hca, uar))
 		scx_dp_wake(kdev);
 	scx_wire_flush(kdev);
 	return scx_hca_uar_stores(kdev->hca, uar);

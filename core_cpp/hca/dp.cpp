@@ -114,11 +114,12 @@ u8 data_path::vendor_err(u8 syndrome)
 
 u32 data_path::poll()
 {
-	return round(false, nullptr);
+	return round(no_trap, false, nullptr);
 }
 
-u32 data_path::round(bool trapped, bool *left)
+u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 {
+	bool trapped = trap_uar != no_trap;
 	if (halted_.load(mo::acquire))
 		return policy_.idle_max_us;
 	u64 now = scx_env_now_ns();
@@ -126,21 +127,28 @@ u32 data_path::round(bool trapped, bool *left)
 	u64 timer;
 	u64 since_us;
 	lock_guard g(lock_);
+	// A pass under way (another writer's, the lock let go) keeps its
+	// list: this trap's QPs are then the poller's.
+	bool own = trapped && !in_pass_;
+	if (own && fresh)
+		ntrap_ = 0;
 	// Which QP a doorbell names is only a hint (a later store to the
 	// same word replaces it): the QP named gets a turn, and a sweep now
 	// and then finds what a replaced store named.
 	u32 named = 0;
-	u32 rung = d_.uars->drain([&](u32, u32 off, u64 v) {
+	u32 rung = d_.uars->drain([&](u32 uar, u32 off, u64 v) {
 		if (off != uar_window::watched[0]) {
 			// The store is the ctrl segment's first 8 bytes.
 			u8 ctrl[8];
 			store_be(ctrl, v);
-			activate_qpn(u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn)));
+			u32 qpn = u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn));
+			activate_qpn(qpn);
+			if (own && uar == trap_uar)
+				trap_add(qpn);
 			named++;
 		}
 	});
-	// A kick names nothing (kernel queues; a trapped store that had not
-	// landed yet): a sweep finds its QP.
+	// A kick names nothing (kernel queues): a sweep finds its QP.
 	if (kicked_.exchange(0, mo::acq_rel)) {
 		rung++;
 		if (!named)
@@ -168,9 +176,11 @@ u32 data_path::round(bool trapped, bool *left)
 		more_ = false;
 		next_timer_ = ~0ull;
 		in_pass_ = true;
+		trap_ = trapped;
 		held_ = &g;
 		pass(now);
 		held_ = nullptr;
+		trap_ = false;
 		in_pass_ = false;
 	}
 	if (stats_.qp_visits != visits)
@@ -178,7 +188,7 @@ u32 data_path::round(bool trapped, bool *left)
 	more = more_;
 	timer = next_timer_;
 	if (left)
-		*left = more || timer != ~0ull;
+		*left = more || timer != ~0ull || sweep_;
 	if (!busy_)
 		busy_sleep_ = 0;
 	u32 busy = more && busy_ ? busy_backoff() : 0;
@@ -187,9 +197,12 @@ u32 data_path::round(bool trapped, bool *left)
 	// from when it ended.
 	u64 end = scx_env_now_ns();
 	stats_.poll_ns += end - now;
-	// Work found by a trap was the writer's to do: the poller need not
-	// stay close behind it (it would take a CPU from the writers).
-	if (work && !trapped) {
+	// A trap goes round again (0) only for its own QPs' work. What it
+	// found was the writer's to do: the poller need not stay close
+	// behind it (it would take a CPU from the writers).
+	if (trapped)
+		return own && trap_more_ && !busy_ ? 0 : 1;
+	if (work) {
 		last_active_ = end;
 		idle_sleep_ = 0;
 	}
@@ -213,16 +226,15 @@ u32 data_path::round(bool trapped, bool *left)
 	return s;
 }
 
-bool data_path::ring()
+bool data_path::ring(u32 uar)
 {
-	kick();
 	// A round can leave one more for what it caused (arm words after the
 	// CQEs it wrote, flushes after an error): run those here too, so an
 	// event does not wait for the poller.
 	bool left = false;
-	u32 s = round(true, &left);
+	u32 s = round(uar, true, &left);
 	for (u32 i = 0; !s && i < 4; i++)
-		s = round(true, &left);
+		s = round(uar, false, &left);
 	return left;
 }
 

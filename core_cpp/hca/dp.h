@@ -194,12 +194,13 @@ public:
 	void kick() { kicked_.store(1, mo::release); }
 	// The firmware died: no round does anything from now on.
 	void halt() { halted_.store(1, mo::release); }
-	// A store to a UAR page is on its way (the writer trapped on it): run
-	// a round now, in the writer's context, as a device starts on a
-	// doorbell the moment it crosses the bus. Work it leaves for later
-	// (timers, RNR waits) is the poller's: true if there is some, so the
-	// poller should be woken.
-	bool ring();
+	// A store to UAR page uar landed (the writer trapped on it): run a
+	// round now, in the writer's context, as a device starts on a
+	// doorbell the moment it crosses the bus, for the QPs that page's
+	// doorbells name and their loopback peers only. Work it leaves (other
+	// QPs', timers, RNR waits, sweeps) is the poller's: true if there is
+	// some, so the poller should be woken.
+	bool ring(u32 uar);
 	// Under lock(), from a command: run the work posted so far (a pass as
 	// a doorbell would start).
 	void settle();
@@ -243,9 +244,11 @@ private:
 	friend class dp_tp_ops;
 	friend class dp_link;
 
-	// One round; trapped: run for a writer, not the poller. *left (if
+	// One round, for the poller or (trap_uar a UAR index) for a writer
+	// that trapped on that page; fresh: the trap's first round. *left (if
 	// given): work or timers remain for the poller after it.
-	u32 round(bool trapped, bool *left);
+	static constexpr u32 no_trap = ~0u;
+	u32 round(u32 trap_uar, bool fresh, bool *left);
 	u32 busy_backoff();
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);
@@ -328,6 +331,13 @@ private:
 	void forget_lists() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
 	void flush(qp_runtime &rt);
 	void flush_queues(qp_runtime &rt);
+	// A trap's pass (dp_sched.cpp): the QPs it may run.
+	bool trap_has(u32 qpn) const;
+	void trap_add(u32 qpn);
+	bool trap_takes(const dp_rx_pkt &p);
+	bool trap_owes();
+	void pass_lists();
+	u32 next_turn();
 	u8 parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr);
 	u8 wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len);
 	bool recv_list(qp_runtime &rt, u32 handle);
@@ -355,6 +365,15 @@ private:
 	u32 active_head_ = 0, active_n_ = 0;
 	u32 *timed_ = nullptr;
 	u32 ntimed_ = 0;
+	// A trap's pass runs only the QPs its UAR page's doorbells named and
+	// the loopback peers their packets reach (up to trap_max; more is
+	// left to the poller). trap_more_: it stopped with some of their
+	// work left.
+	static constexpr u32 trap_max = 16;
+	u32 trap_qps_[trap_max];
+	u32 ntrap_ = 0;
+	bool trap_ = false;
+	bool trap_more_ = false;
 	bool sweep_ = true;
 	u32 sweep_epoch_ = ~0u;
 	u64 last_sweep_ = 0;

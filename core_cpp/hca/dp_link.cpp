@@ -151,6 +151,9 @@ bool data_path::drain_rx(u32 budget)
 	for (; n < budget; n++) {
 		if (n)
 			relax();
+		dp_rx_pkt *p = trap_ ? rx_.front() : nullptr;
+		if (p && !trap_takes(*p))
+			break;
 		if (!rx_one())
 			break;
 	}

@@ -4,7 +4,10 @@
 // to send, or its timer is due — never because it exists. Idle QPs cost
 // nothing but the sweep, which reads each one's doorbell record now and
 // then for a doorbell store that a later store on the same UAR word
-// replaced before it was seen.
+// replaced before it was seen. A trapped doorbell's pass runs only the
+// QPs of the writer's UAR page and the loopback peers their packets reach
+// (as rxe runs a responder in its sender's context); all else waits for
+// the poller.
 #include "hca/dp.h"
 
 #include "prm/qp.h"
@@ -158,11 +161,61 @@ void data_path::track_timer(qp_runtime &rt)
 	}
 }
 
-void data_path::pass(u64 now)
+bool data_path::trap_has(u32 qpn) const
 {
-	stats_.passes++;
-	now_ = hold_since_ = now;
-	rebuild_watch();
+	for (u32 i = 0; i < ntrap_; i++)
+		if (trap_qps_[i] == qpn)
+			return true;
+	return false;
+}
+
+void data_path::trap_add(u32 qpn)
+{
+	if (ntrap_ < trap_max && !trap_has(qpn))
+		trap_qps_[ntrap_++] = qpn;
+}
+
+// Whether a trap's pass takes packet p from the ring: it is for one of
+// the trap's QPs, or for a QP of this port that one of them sent it to
+// (its RC/UC peer, or a UD sender named in the DETH), which joins them.
+bool data_path::trap_takes(const dp_rx_pkt &p)
+{
+	if (p.len < wire::bth::size_bytes)
+		return true;   // dropped and counted, whoever takes it
+	u32 qpn = u32(prm::get(p.data, wire::bth::dest_qp));
+	if (trap_has(qpn))
+		return true;
+	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (!rt || !rt->tp)
+		return false;
+	u32 from = rt->tp->a.dest_qpn;
+	if (rt->tp->a.st == tp_st::ud) {
+		if (p.len < wire::bth::size_bytes + wire::deth::size_bytes)
+			return false;
+		from = u32(prm::get(p.data + wire::bth::size_bytes, wire::deth::src_qp));
+	}
+	if (!trap_has(from) || ntrap_ == trap_max)
+		return false;
+	trap_add(qpn);
+	return true;
+}
+
+// Whether one of a trap's QPs still has a turn coming.
+bool data_path::trap_owes()
+{
+	for (u32 i = 0; i < ntrap_; i++) {
+		qp_runtime *rt = d_.qps->dp_get(trap_qps_[i]);
+		if (rt && rt->dp_active)
+			return true;
+	}
+	dp_rx_pkt *p = rx_.front();
+	return p && trap_takes(*p);
+}
+
+// Arm words, sweeps, flushes and timers: the poller's part of a pass (a
+// trap's looks only at its own QPs in error).
+void data_path::pass_lists()
+{
 	// The lists hold numbers, looked up at each use: the lock may go
 	// every few entries (relax_every) whatever their length.
 	for (u32 i = 0; i < ncq_; i++) {
@@ -170,42 +223,67 @@ void data_path::pass(u64 now)
 		d_.cqs->poll_arm(watch_cq_[i]);
 	}
 	relax();
-	// Keys may have changed since the last pass.
-	forget_lists();
 	// A command moved QPs (to RTS with WQEs posted before, to ERR).
 	if (sweep_epoch_ != d_.qps->state_epoch()) {
 		sweep_epoch_ = d_.qps->state_epoch();
 		sweep_ = true;
 	}
-	if (sweep_ || now_ - last_sweep_ >= u64(policy_.sweep_us) * 1000)
+	if (!trap_ && (sweep_ || now_ - last_sweep_ >= u64(policy_.sweep_us) * 1000))
 		sweep();
 	for (u32 i = 0; i < nerr_; i++) {
 		relax();
 		qp_runtime *rt = d_.qps->dp_get(watch_err_[i]);
-		if (rt && rt->state == qs::err && rt->tp)
+		if (rt && rt->state == qs::err && rt->tp && (!trap_ || trap_has(rt->qpn)))
 			flush(*rt);
 	}
 	relax();
-	run_timers();
+	if (!trap_)
+		run_timers();
 	relax();
+}
+
+// The next QP listed for a turn (0: none this round); a trap's pass
+// passes over others', which keep their place.
+u32 data_path::next_turn()
+{
+	u32 qpn = active_[active_head_];
+	active_head_ = (active_head_ + 1) % max_qps_;
+	active_n_--;
+	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (!rt || !rt->dp_active)
+		return 0;
+	if (trap_ && !trap_has(qpn)) {
+		active_[(active_head_ + active_n_++) % max_qps_] = qpn;
+		return 0;
+	}
+	rt->dp_active = 0;
+	return qpn;
+}
+
+void data_path::pass(u64 now)
+{
+	stats_.passes++;
+	now_ = hold_since_ = now;
+	rebuild_watch();
+	// Keys may have changed since the last pass.
+	forget_lists();
+	pass_lists();
 	bool progress = true;
-	for (u32 r = 0; r < rounds_per_pass && (progress || active_n_); r++) {
+	auto owed = [&] { return trap_ ? trap_owes() : active_n_ != 0; };
+	for (u32 r = 0; r < rounds_per_pass && (progress || owed()); r++) {
 		progress = drain_rx(rx_per_turn);
 		// The QPs listed now; what a turn lists again waits its turn.
 		for (u32 n = active_n_; n && active_n_; n--) {
-			u32 qpn = active_[active_head_];
-			active_head_ = (active_head_ + 1) % max_qps_;
-			active_n_--;
-			qp_runtime *rt = d_.qps->dp_get(qpn);
-			if (!rt || !rt->dp_active)
+			u32 qpn = next_turn();
+			if (!qpn)
 				continue;
-			rt->dp_active = 0;
 			relax();
 			if (visit(qpn))
 				progress = true;
 		}
 	}
-	more_ = progress || active_n_;
+	trap_more_ = trap_ && owed();
+	more_ = progress || active_n_ || (trap_ && rx_.front());
 	for (u32 i = 0; i < ntimed_; i++) {
 		qp_runtime *rt = d_.qps->dp_get(timed_[i]);
 		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;

@@ -814,3 +814,38 @@ TEST_F(DpSched, ASendWhoseDoorbellWasLostIsFoundByTheSweep)
 	EXPECT_EQ(std::memcmp(dst.cpu(), "lost", 4), 0);
 	EXPECT_GT(dp_stats().sweeps, sweeps);
 }
+
+// A trapped doorbell runs the QPs its UAR page named and the loopback
+// peers they send to, in the writer's context; another process's work
+// (here: a doorbell on another UAR page, not yet run) stays the poller's.
+TEST_F(DpSched, ATrapRunsTheRungQpAndItsPeerOnly)
+{
+	pair_t x = pair(), y = pair();
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	u32 uar2 = 0;
+	ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar2), 0);
+	u8 *page2 = static_cast<u8 *>(scx_hca_uar_page(hca, uar2));
+	ASSERT_NE(page2, nullptr);
+	post_recv(*x.b, {{dst.va(0), 64, dst.key}});
+	post_recv(*y.b, {{dst.va(64), 64, dst.key}});
+	// X's doorbell lands on the other page, unseen so far.
+	post_send(*x.a, op::send, wqe_b().inl("xx", 2));
+	u64 *w = reinterpret_cast<u64 *>(uar_page + 0x800);
+	u64 v = __atomic_exchange_n(w, u64(0), __ATOMIC_ACQ_REL);
+	__atomic_store_n(reinterpret_cast<u64 *>(page2 + 0x800), v, __ATOMIC_RELEASE);
+	post_send(*y.a, op::send, wqe_b().inl("yy", 2));
+
+	// The trap: Y's SEND, its receive, its ACK, both CQEs; X left over.
+	EXPECT_TRUE(scx_hca_uar_store(hca, uar));
+	EXPECT_EQ(drain(*y.br).size(), 1u);
+	EXPECT_EQ(drain(*y.as).size(), 1u);
+	EXPECT_EQ(std::memcmp(dst.cpu() + 64, "yy", 2), 0);
+	EXPECT_TRUE(drain(*x.br).empty());
+	EXPECT_TRUE(drain(*x.as).empty());
+
+	pump();
+	EXPECT_EQ(drain(*x.br).size(), 1u);
+	EXPECT_EQ(drain(*x.as).size(), 1u);
+	EXPECT_EQ(std::memcmp(dst.cpu(), "xx", 2), 0);
+	EXPECT_EQ(scx_verbs_dealloc_uar(drv, uar2), 0);
+}

@@ -71,12 +71,13 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
  */
 unsigned int scx_hca_poll(struct scx_hca *hca);
 /*
- * A store to a UAR page is about to land (the writer trapped on it, process
- * context): run a round now, in the writer's context, so a doorbell does
- * not wait for the poller. True: work or timers are left for the poller,
- * which should be woken.
+ * A store to UAR page `uar` landed (the writer trapped on it and it was
+ * emulated; process context): run the QPs that page's doorbells name, and
+ * their loopback peers, now, in the writer's context, so a doorbell does
+ * not wait for the poller. Other QPs' work is the poller's. True: work or
+ * timers are left for the poller, which should be woken.
  */
-bool scx_hca_uar_store(struct scx_hca *hca);
+bool scx_hca_uar_store(struct scx_hca *hca, uint32_t uar);
 /* Stores will land in a UAR page without trapping: poll closely for now. */
 void scx_hca_dp_stay_active(struct scx_hca *hca);
 /*
