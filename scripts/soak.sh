@@ -3,8 +3,10 @@
 # seconds in all (default 3600), in this order:
 #  - the stock kernel: wqe_fuzz for SOAK_WQES WQEs (default a million,
 #    two processes sharing them, one a vCPU), whose rate it reports;
-#  - two stock guests on a link made lossy with tc netem (wire-netem.sh):
-#    softcx with softcx and with rdma_rxe; rxe with rxe for reference;
+#  - two stock guests on a link made lossy with tc netem (wire-netem.sh),
+#    then on a clean link perftest's -a sweeps and the pingpongs over
+#    several sizes (wire-sweeps.sh): softcx with softcx and with rdma_rxe;
+#    rxe with rxe for reference;
 #  - Debian's cloud and RT kernels: the parts make check leaves out there
 #    (the perftest sweeps over every size, verbs-objects, doorbell-sched,
 #    wqe-fuzz, rdma-core's suite; two-ports on cloud);
@@ -62,17 +64,18 @@ one() {
 # DURATION (at least one pass).
 overlay "$out/ovl-stock" build/kmod-stock/src/softcx.ko
 one stock wqe-fuzz $((wqes / 20 + 1800)) -o "$out/ovl-stock" -- "wf_iter=$wqes" wf_procs=2
-# Two hosts on a bad link (tc netem, tests/vm/guest/wire-netem.sh):
-# softcx with softcx and with rdma_rxe, judged; rxe with rxe, the
-# reference, only recorded (what the link allows rxe itself).
-pair_one() { # pair_one NAME TIMEOUT JUDGED -- kernel args
-	local name=$1 tmo=$2 judged=$3 rc=0 side bad=0
-	shift 4
-	echo "---- $name: wire-netem on two guests ($(date +%T))"
+# Two hosts on a bad link (tc netem, tests/vm/guest/wire-netem.sh), and
+# perftest's -a sweeps between two hosts (wire-sweeps.sh): softcx with
+# softcx and with rdma_rxe, judged; rxe with rxe, the reference, only
+# recorded (what the link allows rxe itself).
+pair_one() { # pair_one NAME PART TIMEOUT JUDGED -- kernel args
+	local name=$1 part=$2 tmo=$3 judged=$4 rc=0 side bad=0
+	shift 5
+	echo "---- $name: $part on two guests ($(date +%T))"
 	tests/vm/run-pair.sh -t "$tmo" -o "$out/ovl-stock" -l "$out/$name" tests/vm/guest/suite.sh -- \
-		suite=wire-netem "$@" >"$out/$name.log" 2>&1 || rc=$?
+		suite=$part "$@" >"$out/$name.log" 2>&1 || rc=$?
 	for side in a b; do
-		tests/vm/check-results.sh "$out/$name/$side/results.log" tests/vm/guest wire-netem || bad=1
+		tests/vm/check-results.sh "$out/$name/$side/results.log" tests/vm/guest "$part" || bad=1
 		tests/vm/scan-log.sh "$out/$name/$side/console.log" >>"$out/$name.log" 2>&1 ||
 			{ echo "FAIL $name/$side: kernel log (see $out/$name/$side/console.log)"; bad=1; }
 		grep -a '^RESULT' "$out/$name/$side/results.log" 2>/dev/null | tr -d '\r' | sed "s/^/    $side: /"
@@ -84,9 +87,12 @@ pair_one() { # pair_one NAME TIMEOUT JUDGED -- kernel args
 		failed=$((failed + 1))
 	fi
 }
-pair_one netem-softcx 3600 1 --
-pair_one netem-softcx-rxe 3600 1 -- rxe=b
-pair_one netem-rxe-rxe 3600 0 -- rxe=ab
+pair_one netem-softcx wire-netem 3600 1 --
+pair_one netem-softcx-rxe wire-netem 3600 1 -- rxe=b
+pair_one netem-rxe-rxe wire-netem 3600 0 -- rxe=ab
+pair_one sweeps-softcx wire-sweeps 3600 1 --
+pair_one sweeps-softcx-rxe wire-sweeps 3600 1 -- rxe=b
+pair_one sweeps-rxe-rxe wire-sweeps 3600 0 -- rxe=ab
 # The parts make check leaves out on Debian's cloud and RT kernels (a
 # kernel without rdma_rxe runs without the comparisons with it).
 : "${GUEST_KVER:=6.1.0-57-amd64}"
