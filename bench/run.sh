@@ -2,14 +2,17 @@
 # `make bench`: two stock-guest boots with build/kmod-stock's softcx.ko:
 # bench/verbs.sh (softcx against rdma_rxe: perftest, memcpy ceiling, idle
 # CPU) into build/bench/verbs.txt, then bench/nop.sh (command NOPs) into
-# build/bench/nop.txt. Waits while another QEMU runs (one guest at a time on
-# a small machine). BENCH_KARGS: extra guest kernel arguments.
+# build/bench/nop.txt; then three pairs of guests on a link (bench/wire.sh:
+# softcx with softcx, softcx with rdma_rxe, rxe with rxe) into
+# build/bench/wire.txt. Waits while another QEMU runs (one guest at a time
+# on a small machine). BENCH_KARGS: extra guest kernel arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=build/bench
 rm -rf "$out"
 mkdir -p "$out/overlay"
-cp build/kmod-stock/src/softcx.ko build/bench-bin/memcpy_bw build/bench-bin/idle_qps "$out/overlay/" || exit 1
+cp build/kmod-stock/src/softcx.ko build/bench-bin/memcpy_bw build/bench-bin/idle_qps \
+	tests/vm/guest/wire-common.sh "$out/overlay/" || exit 1
 
 # boot NAME: run bench/NAME.sh in a guest; its BENCH lines into $out/NAME.txt.
 boot() {
@@ -30,13 +33,50 @@ boot() {
 	return $rc
 }
 
+wait_qemu() {
+	while pgrep -f qemu-system >/dev/null; do
+		echo "bench: waiting for the running QEMU to finish"
+		sleep 20
+	done
+}
+
+# pair NAME [rxe=..]: bench/wire.sh on two guests; guest a's BENCH lines
+# into $out/wire-NAME.txt.
+pair() {
+	local name=$1 rc=0
+	shift
+	wait_qemu
+	tests/vm/run-pair.sh -t 1800 -l "$out/wire-$name-run" -o "$out/overlay" bench/wire.sh -- "$@" \
+		>"$out/wire-$name-run.log" 2>&1 || rc=$?
+	grep -a '^BENCH ' "$out/wire-$name-run/a/results.log" 2>/dev/null | tr -d '\r' | sed 's/^BENCH //' \
+		>"$out/wire-$name.txt"
+	return $rc
+}
+
 status=0
 boot verbs || status=1
 grep -q '^ib_write_bw' "$out/verbs.txt" || status=1
 boot nop || status=1
 grep -q '^events' "$out/nop.txt" || status=1
+pair softcx || status=1
+pair mixed rxe=b || status=1
+pair rxe rxe=ab || status=1
+read -r load1 load5 _ </proc/loadavg
+{
+	head -1 "$out/wire-softcx.txt"
+	printf '%-22s %14s %14s %14s %12s\n' test softcx-softcx softcx-rxe rxe-rxe "softcx/rxe"
+	# Rows by name, the three pairs' values side by side.
+	awk 'FNR == 1 { f++ } /^#/ { next } { v[$1, f] = $2; if (f == 1) { order[++n] = $1; unit[$1] = substr($0, index($0, $3)) } }
+		END { for (i = 1; i <= n; i++) { k = order[i]; a = v[k, 1]; c = v[k, 3];
+			r = (a + 0 > 0 && c + 0 > 0) ? sprintf("%.2f", a / c) : "-";
+			printf "%-22s %14s %14s %14s %12s  %s\n", k, a, v[k, 2], c, r, unit[k] } }' \
+		"$out/wire-softcx.txt" "$out/wire-mixed.txt" "$out/wire-rxe.txt"
+	echo "# two stock guests, one vCPU each, on a QEMU stream link; host: $(nproc) CPUs, load average $load1 $load5 at the end"
+} >"$out/wire.txt"
+cat "$out/wire.txt"
+grep -q '^ib_write_bw_64k *[0-9]' "$out/wire.txt" || status=1
 if [ $status != 0 ]; then
 	echo "bench failed; logs in $out"
 	exit 1
 fi
-echo "tables: $out/verbs.txt $out/nop.txt"
+echo "tables: $out/verbs.txt $out/nop.txt $out/wire.txt"
