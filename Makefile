@@ -137,7 +137,8 @@ host-test: deps $(BUILD)/host/softcx_tests
 # --- benchmarks (numbers, not tests) -----------------------------------------
 # softcx against rdma_rxe in one stock guest (perftest bandwidth and latency,
 # memcpy ceiling, idle CPU with 1000 QPs): build/bench/verbs.txt; NOP
-# commands/s and latency: build/bench/nop.txt.
+# commands/s and latency: build/bench/nop.txt; two guests on a link,
+# softcx↔softcx, softcx→rxe and rxe↔rxe side by side: build/bench/wire.txt.
 BENCH_BIN := $(BUILD)/bench-bin
 bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps
 	@bench/run.sh
