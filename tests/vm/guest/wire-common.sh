@@ -65,16 +65,16 @@ ping -6 -c1 -W2 fd09::$peer >/dev/null 2>&1
 # guest runs it as the client of the server's IPv4 address, again while the
 # server is not listening yet (said in the result). Each side reports NAME:
 # its own exit status, and its last results line (with ONE_LOG_ONLY set,
-# only to the log).
+# only to the log). ONE_TIMEOUT: the client's limit in seconds (120).
 one() {
-	local name=$1 server=$2 rc=0 try out
+	local name=$1 server=$2 rc=0 try out tmo=${ONE_TIMEOUT:-120}
 	shift 2
 	if [ "$role" = "$server" ]; then
-		run_t 150 "$@" || rc=$?
+		run_t $((tmo + 30)) "$@" || rc=$?
 	else
 		for ((try = 0; try < 30; try++)); do
 			rc=0
-			run_t 120 "$@" 10.9.0.$peer || rc=$?
+			run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
 			[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] || break
 			sleep 1
 		done

@@ -13,7 +13,9 @@ here=${BASH_SOURCE%/*}
 . "$here/wire-common.sh"
 
 n=${SWEEP_ITERS:-20}
-# READs: -o 16. rxe offers 128 outstanding READs, a ConnectX (and softcx)
+# An 8 MiB latency sweep against rxe takes minutes.
+export ONE_TIMEOUT=900
+# READs and atomics: -o 16. rxe offers 128 outstanding, a ConnectX (and softcx)
 # take 16, and perftest asks the requester for the responder's number.
 for srv in b a; do
 	# Named by the side that sends (the client): ab = a to b.
@@ -22,7 +24,7 @@ for srv in b a; do
 	one sweep_write_bw_$d $srv ib_write_bw -d $dev -x "$g4" -a -n "$n"
 	one sweep_read_bw_$d $srv ib_read_bw -d $dev -x "$g4" -a -n "$n" -o 16
 	one sweep_send_bw_$d $srv ib_send_bw -d $dev -x "$g4" -a -n "$n"
-	one sweep_atomic_bw_$d $srv ib_atomic_bw -d $dev -x "$g4" -n 500
+	one sweep_atomic_bw_$d $srv ib_atomic_bw -d $dev -x "$g4" -n 500 -o 16
 	one sweep_send_lat_$d $srv ib_send_lat -d $dev -x "$g4" -a -n "$n"
 	one sweep_write_lat_$d $srv ib_write_lat -d $dev -x "$g4" -a -n "$n"
 	one sweep_read_lat_$d $srv ib_read_lat -d $dev -x "$g4" -a -n "$n" -o 16
