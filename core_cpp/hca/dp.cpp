@@ -125,36 +125,13 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 	u64 now = scx_env_now_ns();
 	bool more;
 	u64 timer;
-	u64 since_us;
 	lock_guard g(lock_);
 	// A pass under way (another writer's, the lock let go) keeps its
 	// list: this trap's QPs are then the poller's.
 	bool own = trapped && !in_pass_;
 	if (own && fresh)
 		ntrap_ = 0;
-	// Which QP a doorbell names is only a hint (a later store to the
-	// same word replaces it): the QP named gets a turn, and a sweep now
-	// and then finds what a replaced store named.
-	u32 named = 0;
-	u32 rung = d_.uars->drain([&](u32 uar, u32 off, u64 v) {
-		if (off != uar_window::watched[0]) {
-			// The store is the ctrl segment's first 8 bytes.
-			u8 ctrl[8];
-			store_be(ctrl, v);
-			u32 qpn = u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn));
-			activate_qpn(qpn);
-			if (own && uar == trap_uar)
-				trap_add(qpn);
-			named++;
-		}
-	});
-	// A kick names nothing (kernel queues): a sweep finds its QP.
-	if (kicked_.exchange(0, mo::acq_rel)) {
-		rung++;
-		if (!named)
-			sweep_ = true;
-	}
-	stats_.doorbells += rung;
+	u32 rung = take_doorbells(own ? trap_uar : no_trap);
 	busy_ = false;
 	bool work = rung || more_;
 	if (sweep_ || rx_.front())
@@ -206,9 +183,44 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 		last_active_ = end;
 		idle_sleep_ = 0;
 	}
-	if (more)
-		return busy;
-	since_us = end > last_active_ ? (end - last_active_) / 1000 : 0;
+	return more ? busy : poller_sleep(end, timer);
+}
+
+// Every doorbell since the last round: the QP each names gets a turn (and
+// joins the trap's QPs if it was rung on trap_uar). Returns how many.
+u32 data_path::take_doorbells(u32 trap_uar)
+{
+	// Which QP a doorbell names is only a hint (a later store to the
+	// same word replaces it): the QP named gets a turn, and a sweep now
+	// and then finds what a replaced store named.
+	u32 named = 0;
+	u32 rung = d_.uars->drain([&](u32 uar, u32 off, u64 v) {
+		if (off != uar_window::watched[0]) {
+			// The store is the ctrl segment's first 8 bytes.
+			u8 ctrl[8];
+			store_be(ctrl, v);
+			u32 qpn = u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn));
+			activate_qpn(qpn);
+			if (uar == trap_uar)
+				trap_add(qpn);
+			named++;
+		}
+	});
+	// A kick names nothing (kernel queues): a sweep finds its QP.
+	if (kicked_.exchange(0, mo::acq_rel)) {
+		rung++;
+		if (!named)
+			sweep_ = true;
+	}
+	stats_.doorbells += rung;
+	return rung;
+}
+
+// How long the poller may sleep after a round that left no work: closely
+// after activity, then backing off; never past the next timer.
+u32 data_path::poller_sleep(u64 end, u64 timer)
+{
+	u64 since_us = end > last_active_ ? (end - last_active_) / 1000 : 0;
 	u32 s;
 	if (since_us < policy_.active_us) {
 		s = policy_.active_sleep_us;
@@ -379,7 +391,6 @@ bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unrea
 void data_path::enter_err(qp_runtime &rt)
 {
 	rt.state = qs::err;
-	rt.waiting = 0;
 	rt.generation++;
 	err_changes_++;
 	more_ = true;
@@ -416,7 +427,7 @@ void data_path::flush_queues(qp_runtime &rt)
 			u32 ds = 0;
 			u16 idx = rt.sq_ci;
 			u8 op = 0;
-			u16 nbb = 1; // an unreadable WQE: one WQEBB, as in run_sq
+			u16 nbb = 1; // an unreadable WQE: one WQEBB, as the engine took it
 			if (u16(sq_pi - idx) > rt.sq_wqebbs) {
 				nbb = u16(sq_pi - idx);
 			} else if (fetch_wqe(rt, idx, wqe_, &ds, nullptr)) {

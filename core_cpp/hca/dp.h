@@ -249,6 +249,8 @@ private:
 	// given): work or timers remain for the poller after it.
 	static constexpr u32 no_trap = ~0u;
 	u32 round(u32 trap_uar, bool fresh, bool *left);
+	u32 take_doorbells(u32 trap_uar);
+	u32 poller_sleep(u64 end, u64 timer);
 	u32 busy_backoff();
 	void rebuild_watch();
 	bool read_dbr(u64 addr, u32 off, u32 *v);

@@ -676,8 +676,6 @@ void qp_table::modify(cmd_ctx &c)
 				rt.sq_ci = 0;
 				rt.rq_ci = 0;
 				rt.flush_pending = 0;
-				rt.waiting = 0;
-				rt.wait_until = 0;
 				rt.comm_est = 0;
 				rt.last_wqe = 0;
 			} else if (t->to == qs::err) {

@@ -97,11 +97,7 @@ struct qp_runtime {
 	u16 rq_ci;          // RQ consumer in WQEs
 	u32 generation;     // bumped by every command that changes the QP
 
-	// Data-path state of the WQE at the head of the SQ (2RST clears it).
-	u64 wait_until;     // RNR or ack timeout: retry no earlier (ns)
-	u8 waiting;         // 0: none, 1: RNR NAK, 2: no response
-	u8 rnr_left;        // retries left (7: unlimited)
-	u8 retry_left;
+	// Events already reported (2RST clears them).
 	u8 comm_est;        // COMM_EST reported
 	u8 last_wqe;        // LAST_WQE_REACHED reported (QP on an SRQ, in ERR)
 
