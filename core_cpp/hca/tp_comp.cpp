@@ -169,9 +169,15 @@ void transport::comp_progress(tp_qp &q, u64 now)
 
 void transport::comp_retry_from(tp_qp &q, u32 psn, u64 now, bool timeout)
 {
-	// Answers behind the first lost packet all say the same: go back once.
-	if (!timeout && q.rewound && q.rewind_psn == psn)
+	// Answers behind the first lost packet all say the same: go back
+	// once. They answer what was sent before the repeat, which the
+	// responder takes in order, so the repeat's answer comes after them:
+	// the timer waits from the last of them (a peer streaming a long
+	// READ's responses is not a lost packet; rxe waits so too).
+	if (!timeout && q.rewound && q.rewind_psn == psn) {
+		q.retry_at = now + tp_ack_timeout_ns(q.a.timeout);
 		return;
+	}
 	if (find_flight(q, psn) == q.tail)
 		return;
 	if (timeout)
