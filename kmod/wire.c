@@ -5,6 +5,7 @@
  * held and interrupts off), then handed to the netdev from process context.
  * Received frames are offered to the hca by an rx handler on the netdev,
  * before the host stack: what the hca takes (RoCEv2 to one of its GIDs)
+ * waits in its receive ring as the skb itself, freed once handled, and
  * never reaches UDP, so an rdma_rxe bound to UDP 4791 elsewhere in the
  * kernel does not see it, and everything else passes on untouched.
  */
@@ -172,11 +173,24 @@ static rx_handler_result_t scx_wire_rx(struct sk_buff **pskb)
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
-	if (!scx_hca_wire_rx(kdev->hca, skb_mac_header(skb), skb->len + ETH_HLEN))
+	/* A held skb is the hca's receive buffer until it gives it back. */
+	switch (scx_hca_wire_rx(kdev->hca, skb_mac_header(skb), skb->len + ETH_HLEN, skb)) {
+	case SCX_WIRE_RX_PASS:
 		return RX_HANDLER_PASS;
-	consume_skb(skb);
+	case SCX_WIRE_RX_DROPPED:
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	case SCX_WIRE_RX_HELD:
+		break;
+	}
 	scx_kdev_wake(kdev);
 	return RX_HANDLER_CONSUMED;
+}
+
+/* The hca is done with a frame it held (locks held, interrupts off). */
+static void scx_wire_release(void *ctx, void *frame_ref)
+{
+	dev_consume_skb_any(frame_ref);
 }
 
 int scx_wire_attach(struct scx_kdev *kdev, struct net_device *ndev)
@@ -184,7 +198,7 @@ int scx_wire_attach(struct scx_kdev *kdev, struct net_device *ndev)
 	int err;
 
 	kdev->wire_ndev = ndev;
-	scx_hca_attach_wire(kdev->hca, scx_wire_xmit, kdev);
+	scx_hca_attach_wire(kdev->hca, scx_wire_xmit, scx_wire_release, kdev);
 	rtnl_lock();
 	err = netdev_rx_handler_register(ndev, scx_wire_rx, kdev);
 	kdev->wire_rx_on = !err;

@@ -181,17 +181,22 @@ int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)
 void scx_hca_leave_fabric(struct scx_hca *hca) { hca->dev.dp().leave(); }
 
 void scx_hca_attach_wire(struct scx_hca *hca, void (*xmit)(void *ctx, const void *frame, uint32_t len),
-			 void *ctx)
+			 void (*release)(void *ctx, void *frame_ref), void *ctx)
 {
 	// The frame is bytes either way; only the pointer type differs.
-	hca->dev.dp().attach_wire(reinterpret_cast<hca::wire_xmit_fn>(xmit), ctx);
+	hca->dev.dp().attach_wire(reinterpret_cast<hca::wire_xmit_fn>(xmit), release, ctx);
 }
 
 void scx_hca_detach_wire(struct scx_hca *hca) { hca->dev.dp().detach_wire(); }
 
-bool scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len)
+enum scx_wire_rx_result scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len,
+					void *frame_ref)
 {
-	return hca->dev.dp().wire_rx(static_cast<const u8 *>(frame), len);
+	switch (hca->dev.dp().wire_rx(static_cast<const u8 *>(frame), len, frame_ref)) {
+	case hca::wire_rx_result::held: return SCX_WIRE_RX_HELD;
+	case hca::wire_rx_result::dropped: return SCX_WIRE_RX_DROPPED;
+	default: return SCX_WIRE_RX_PASS;
+	}
 }
 
 void scx_hca_get_wire_stats(struct scx_hca *hca, struct scx_hca_wire_stats *s)

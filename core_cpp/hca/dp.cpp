@@ -14,8 +14,11 @@ namespace scx::hca {
 namespace qs = prm::qpc_state;
 namespace ctl = prm::wqe_ctrl_seg;
 
-// Packets a port's receive ring holds.
-constexpr u32 rx_slots = 256;
+// Packets a port's receive ring holds: frames the wire lends it (a
+// burst of READ responses at the smallest path MTU from a peer with many
+// READs outstanding), of which the in-kernel link's copies are a few.
+constexpr u32 rx_pkts = 8192;
+constexpr u32 rx_copies = 256;
 
 status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 {
@@ -30,7 +33,7 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 	timed_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * max_qps));
 	if (!watch_qp_ || !watch_cq_ || !watch_err_ || !active_ || !timed_)
 		return errc::nomem;
-	SCX_TRY(rx_.init(rx_slots));
+	SCX_TRY(rx_.init(rx_pkts, rx_copies));
 	return lock_.init(lock_class::hca_dp);
 }
 

@@ -86,6 +86,14 @@ struct dp_wire_stats {
 // Hands a whole Ethernet frame to the netdev: called with locks held, so
 // it copies and never sleeps.
 using wire_xmit_fn = void (*)(void *ctx, const u8 *frame, u32 len);
+// Gives back a frame the wire lent the receive ring (wire_rx_result::held).
+using wire_release_fn = void (*)(void *ctx, void *frame);
+// What became of a received frame.
+enum class wire_rx_result : u8 {
+	pass,     // not a RoCEv2 packet for this port: the host stack's
+	dropped,  // this port's, malformed or no room: counted; the caller frees it
+	held,     // in the receive ring; given back through wire_release_fn
+};
 
 class data_path;
 
@@ -212,19 +220,21 @@ public:
 	dp_stats stats();
 
 	// The RoCEv2 link (dp_wire.cpp). Once attached, what no softcx port
-	// of this kernel owns goes to xmit; detach() returns once no xmit
-	// call is running or can start.
-	void attach_wire(wire_xmit_fn xmit, void *ctx);
-	void detach_wire() { attach_wire(nullptr, nullptr); }
+	// of this kernel owns goes to xmit; frames wire_rx() held go back
+	// through release. detach() returns once no xmit call is running or
+	// can start, with every held frame given back (the packets waiting
+	// are lost); wire_rx() must not be called from then on.
+	void attach_wire(wire_xmit_fn xmit, wire_release_fn release, void *ctx);
+	void detach_wire();
 	// The netdev's send queue is full (false) or has room again (true):
 	// while full, nothing is sent to the wire; the engines wait, as a
 	// NIC's send queues wait for its port, and lose nothing.
 	void wire_ready(bool ready) { wire_ready_.store(ready, mo::release); }
 	// A frame from the netdev, from its Ethernet header (any context,
-	// e.g. the receive softirq; it only queues). false: not a RoCEv2
-	// packet for this port, the host stack's. true: taken, or dropped and
-	// counted.
-	bool wire_rx(const u8 *frame, u32 len);
+	// e.g. the receive softirq; it only queues). When held, the packet
+	// is read from frame in place until frame_ref goes back through the
+	// release function.
+	wire_rx_result wire_rx(const u8 *frame, u32 len, void *frame_ref);
 	dp_wire_stats wire_stats() const;
 	// Each QP's transport counters, under the lock (fn must not sleep).
 	template <typename F> void for_each_tp(F fn)
@@ -396,6 +406,7 @@ private:
 	// The RoCEv2 link: xmit is set and read under lock_; the counters
 	// are kept by the receive softirq too.
 	wire_xmit_fn wire_xmit_ = nullptr;
+	wire_release_fn wire_release_ = nullptr;
 	void *wire_ctx_ = nullptr;
 	u16 wire_ip_id_ = 0;
 	struct {

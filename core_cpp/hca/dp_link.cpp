@@ -188,7 +188,9 @@ bool data_path::rx_one()
 	} else {
 		stats_.rx_no_qp++;
 	}
-	rx_.pop();
+	void *frame = rx_.pop();
+	if (frame)
+		wire_release_(wire_ctx_, frame);
 	return true;
 }
 

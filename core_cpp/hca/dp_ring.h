@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-// A port's receive ring: the packets the in-kernel link delivered to it
-// (from its own QPs or another port's), waiting for its data path. Any
-// port may add to it; only its own data path takes from it, under its own
-// lock, so a sender never needs the receiving port's lock. The ring's lock
-// is held for one packet's copy at most.
+// A port's receive ring: the packets waiting for its data path, in the
+// order they came. The in-kernel link (from its own QPs or another port's)
+// copies a packet into the ring's buffers; the wire lends the ring the
+// received frame itself, which the ring hands back once the packet is
+// taken, as a NIC's receive queue holds buffers the host posted. Any port
+// may add to it; only its own data path takes from it, under its own lock,
+// so a sender never needs the receiving port's lock. The ring's lock is
+// held for one packet's copy at most.
 #pragma once
 
 #include "lib/status.h"
@@ -12,11 +15,12 @@
 namespace scx::hca {
 
 struct dp_rx_pkt {
-	u32 len;            // of the IB part in bytes (BTH .. ICRC)
+	const u8 *data;     // the IB part (BTH .. ICRC)
+	u32 len;            // of the IB part in bytes
 	u8 l3;              // 4 or 6
 	bool has_grh;       // UD: grh holds what the receive starts with
 	u8 grh[40];
-	u8 data[];
+	void *frame;        // the wire's frame data lies in, or null (a copy)
 };
 
 class dp_ring {
@@ -29,23 +33,32 @@ public:
 	dp_ring(const dp_ring &) = delete;
 	dp_ring &operator=(const dp_ring &) = delete;
 
-	status init(u32 slots);
+	// Up to pkts packets waiting, copies of at most copies of them.
+	status init(u32 pkts, u32 copies);
 	// Copies the packet in; false when the ring is full (it is lost, as
 	// on a wire whose receiver is behind).
 	bool push(const u8 *pkt, u32 len, const u8 *grh, u8 l3);
+	// Takes pkt, lying in frame, without a copy: pop() returns frame
+	// once the packet is handled. false: full; frame stays the caller's.
+	bool lend(const u8 *pkt, u32 len, const u8 *grh, u8 l3, void *frame);
 	bool full();
-	// The oldest packet, or null; pop() once it has been handled.
+	// The oldest packet, or null; pop() once it has been handled, which
+	// returns the frame it lay in, if it was lent.
 	dp_rx_pkt *front();
-	void pop();
+	void *pop();
 	u64 dropped() const { return dropped_; }
 
 private:
-	dp_rx_pkt *slot(u32 i) { return reinterpret_cast<dp_rx_pkt *>(mem_ + usize(i % n_) * stride_); }
+	dp_rx_pkt *add(u32 len, const u8 *grh, u8 l3);
+	u8 *store(u32 i) { return mem_ + usize(i % copies_) * max_pkt; }
 
 	spinlock lock_;
+	dp_rx_pkt *pkts_ = nullptr;
 	u8 *mem_ = nullptr;
-	u32 n_ = 0, stride_ = 0;
-	u32 head_ = 0, tail_ = 0;  // taken from head_, added at tail_
+	u32 n_ = 0, copies_ = 0;
+	// Packets taken from head_, added at tail_; copies use the buffers
+	// in the same order, from chead_ to ctail_.
+	u32 head_ = 0, tail_ = 0, chead_ = 0, ctail_ = 0;
 	u64 dropped_ = 0;
 };
 

@@ -108,42 +108,57 @@ void dp_link::wire_commit(tp_qp &q)
 	d.wire_tx_bytes_ += lower + len_;
 }
 
-void data_path::attach_wire(wire_xmit_fn xmit, void *ctx)
+void data_path::attach_wire(wire_xmit_fn xmit, wire_release_fn release, void *ctx)
 {
 	lock_guard g(lock_);
 	wire_xmit_ = xmit;
+	wire_release_ = release;
 	wire_ctx_ = ctx;
 	wire_ready_.store(true, mo::release);
 }
 
-bool data_path::wire_rx(const u8 *frame, u32 len)
+void data_path::detach_wire()
+{
+	lock_guard g(lock_);
+	while (rx_.front()) {
+		void *frame = rx_.pop();
+		if (frame)
+			wire_release_(wire_ctx_, frame);
+	}
+	wire_xmit_ = nullptr;
+	wire_release_ = nullptr;
+	wire_ctx_ = nullptr;
+	wire_ready_.store(true, mo::release);
+}
+
+wire_rx_result data_path::wire_rx(const u8 *frame, u32 len, void *frame_ref)
 {
 	if (!d_.port)
-		return false;
+		return wire_rx_result::pass;
 	roce_rx r;
 	roce_rx_verdict v = roce_frame_parse(frame, len, &r);
 	// Too short to say whose, or not RoCE: the stack decides.
 	if (v == roce_rx_verdict::not_roce || v == roce_rx_verdict::bad_eth)
-		return false;
+		return wire_rx_result::pass;
 	// Another function's, or a host's on this netdev (rdma_rxe's).
 	if (!d_.port->has_roce_address(r.dgid))
-		return false;
+		return wire_rx_result::pass;
 	switch (v) {
-	case roce_rx_verdict::bad_ip: wire_rx_.rx_bad_ip.fetch_add(1); return true;
-	case roce_rx_verdict::bad_udp: wire_rx_.rx_bad_udp.fetch_add(1); return true;
-	case roce_rx_verdict::bad_icrc: wire_rx_.rx_bad_icrc.fetch_add(1); return true;
+	case roce_rx_verdict::bad_ip: wire_rx_.rx_bad_ip.fetch_add(1); return wire_rx_result::dropped;
+	case roce_rx_verdict::bad_udp: wire_rx_.rx_bad_udp.fetch_add(1); return wire_rx_result::dropped;
+	case roce_rx_verdict::bad_icrc: wire_rx_.rx_bad_icrc.fetch_add(1); return wire_rx_result::dropped;
 	default: break;
 	}
 	u8 grh[grh_bytes];
 	received_grh(r, grh);
-	if (!rx_.push(r.ib, r.ib_len, grh, r.v6 ? 6 : 4)) {
+	if (!rx_.lend(r.ib, r.ib_len, grh, r.v6 ? 6 : 4, frame_ref)) {
 		wire_rx_.rx_ring_full.fetch_add(1);
-		return true;
+		return wire_rx_result::dropped;
 	}
 	wire_rx_.rx_frames.fetch_add(1);
 	wire_rx_.rx_bytes.fetch_add(len);
 	wake_rx();
-	return true;
+	return wire_rx_result::held;
 }
 
 dp_wire_stats data_path::wire_stats() const

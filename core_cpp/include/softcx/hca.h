@@ -148,18 +148,29 @@ void scx_hca_leave_fabric(struct scx_hca *hca);
  * attached, a packet for an address no softcx port of this kernel owns is
  * handed to xmit as a whole Ethernet frame, ICRC included; xmit is called
  * with locks held and interrupts off: it copies and must not sleep.
- * Detaching returns once no xmit call runs or can start.
+ * Frames the hca held (SCX_WIRE_RX_HELD) come back through release, with
+ * locks held and interrupts off. Detaching returns once no xmit call runs
+ * or can start, having given back every frame it held; the caller stops
+ * calling scx_hca_wire_rx() first.
  */
 void scx_hca_attach_wire(struct scx_hca *hca, void (*xmit)(void *ctx, const void *frame, uint32_t len),
-			 void *ctx);
+			 void (*release)(void *ctx, void *frame_ref), void *ctx);
 void scx_hca_detach_wire(struct scx_hca *hca);
+
+enum scx_wire_rx_result {
+	SCX_WIRE_RX_PASS,    /* not a RoCEv2 packet for this port: the stack's */
+	SCX_WIRE_RX_DROPPED, /* this port's, dropped and counted: free it */
+	SCX_WIRE_RX_HELD,    /* queued in place: released later, keep it */
+};
 /*
  * A frame the netdev received, from its Ethernet header, contiguous (any
- * context, the receive softirq included: it only queues). false: not a
- * RoCEv2 packet for this port, the host stack's. true: the hca took it, or
- * dropped and counted it; the caller frees the frame and wakes the poller.
+ * context, the receive softirq included: it only queues). A held frame is
+ * read where it lies until frame_ref comes back through release, as a
+ * NIC's receive queue holds the buffers given to it; the caller wakes
+ * the poller.
  */
-bool scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len);
+enum scx_wire_rx_result scx_hca_wire_rx(struct scx_hca *hca, const void *frame, uint32_t len,
+					void *frame_ref);
 
 struct scx_hca_wire_stats {
 	uint64_t tx_frames;
