@@ -368,7 +368,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
 		goto err_hca;
 	}
-	scx_hca_dp_policy(kdev->hca, p->dp_active_us, p->dp_idle_max_us);
+	scx_hca_dp_policy(kdev->hca, p->dp_active_us, p->dp_idle_max_us, p->dp_doorbells_trap);
 	scx_hca_dp_hold_us(kdev->hca, scx_dp_hold_us);
 	kdev->dp_thread = kthread_run(scx_dp_thread, kdev, "%s-dp", kdev->name);
 	if (IS_ERR(kdev->dp_thread)) {

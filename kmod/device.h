@@ -128,6 +128,7 @@ struct scx_kdev_params {
 	bool cmd_checksum;
 	unsigned int dp_active_us;	/* data path: poll closely this long after work */
 	unsigned int dp_idle_max_us;	/* ... and sleep at most this long when idle */
+	bool dp_doorbells_trap;		/* user doorbells trap (ib_uar.c's uar_trap) */
 };
 
 struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p);

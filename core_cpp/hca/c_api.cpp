@@ -128,9 +128,10 @@ uint32_t scx_hca_uar_stores(struct scx_hca *hca, uint32_t uar) { return hca->dev
 
 void *scx_hca_uar_page(struct scx_hca *hca, uint32_t uar) { return hca->dev.uar_page(uar); }
 
-void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us)
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us, bool doorbells_trap)
 {
 	hca::dp_policy p;
+	p.doorbells_trap = doorbells_trap;
 	if (active_us)
 		p.active_us = active_us;
 	if (idle_max_us) {

@@ -183,7 +183,10 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 	if (trapped)
 		return own && trap_more_ && !busy_ ? 0 : 1;
 	if (work) {
-		last_active_ = end;
+		// Close polling would take the CPU from the very writers
+		// whose doorbells trap.
+		if (!policy_.doorbells_trap || rung)
+			last_active_ = end;
 		idle_sleep_ = 0;
 	}
 	return more ? busy : poller_sleep(end, timer);

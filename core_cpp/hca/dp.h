@@ -150,6 +150,11 @@ private:
 struct dp_policy {
 	u32 active_us = 2000;    // after work, poll every active_sleep_us for this long
 	u32 active_sleep_us = 2;
+	// Doorbells trap (the writer runs its work and wakes the poller if
+	// it left some): only a doorbell the poller found in memory, on a
+	// page mapped while it streams, means more may land unseen, and
+	// starts the close polling above. Packets and timers wake it anyway.
+	bool doorbells_trap = false;
 	u32 idle_us = 1000;      // then this, doubling up to idle_max_us
 	u32 idle_max_us = 16000;
 	// A round that found a peer port's lock taken: retry after this,

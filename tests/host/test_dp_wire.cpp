@@ -6,6 +6,7 @@
 #include "fabric_fixture.h"
 
 #include <chrono>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -484,6 +485,37 @@ TEST_F(Wire, AnswersAheadOfARepeatKeepItsTimerWaiting)
 		&nak_timeout);
 	EXPECT_EQ(nak_timeout.first, 1u);
 	EXPECT_EQ(nak_timeout.second, 0u);
+}
+
+// After work the poller polls closely (every 2 us) for a while, lest a
+// doorbell landing unseen in a mapped UAR page wait. Where doorbells trap
+// (the kernel's default), a packet's work is no sign of one coming: the
+// poller backs off instead and leaves the CPU to the application, which
+// on a one-CPU host is what answers the packet.
+TEST_F(Wire, AfterAPacketThePollerStaysCloseOnlyIfDoorbellsDoNotTrap)
+{
+	cross_t x = cross();
+	for (bool trap : {false, true}) {
+		SCOPED_TRACE(trap ? "doorbells trap" : "doorbells polled");
+		scx_hca_dp_policy(b_.hca, 0, 0, trap);
+		mr_t *m = nullptr;
+		on_b([&] {
+			m = &make_mr(64, SCX_ACCESS_LOCAL_WRITE);
+			post_recv(*x.b, {{m->va(0), 64, m->key}});
+		});
+		// Past the close polling of B's earlier work.
+		std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		post_send(*x.a, op::send, wqe_b().inl("x", 1));
+		scx_hca_poll(hca);                  // the frame is in B's ring
+		u32 us = scx_hca_poll(b_.hca);      // B takes it: no doorbell
+		ASSERT_EQ(drain(*x.br).size(), 1u);
+		if (trap)
+			EXPECT_GE(us, 1000u);
+		else
+			EXPECT_LE(us, 2u);
+		pump_both();
+		EXPECT_EQ(drain(*x.as).size(), 1u);
+	}
 }
 
 // A full link (the netdev's queue, scx_hca_wire_ready false) holds the

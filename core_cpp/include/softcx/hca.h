@@ -88,9 +88,11 @@ void scx_hca_dp_stay_active(struct scx_hca *hca);
 uint32_t scx_hca_uar_stores(struct scx_hca *hca, uint32_t uar);
 /*
  * Poll every few microseconds for active_us after work, then back off to at
- * most idle_max_us between polls (0: the default for either).
+ * most idle_max_us between polls (0: the default for either). With
+ * doorbells_trap (user doorbells trap and wake the poller), only doorbells
+ * the poller itself found in memory start the close polling.
  */
-void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us);
+void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_max_us, bool doorbells_trap);
 /*
  * The packet transport lets its lock go between two packets once it has
  * held it hold_us (default 20); 0: after every packet.
