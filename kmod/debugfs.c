@@ -146,53 +146,44 @@ static int scx_wire_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(scx_wire);
 
-struct scx_qp_sum {
+struct scx_qp_lines {
 	struct seq_file *m;
-	struct scx_hca_qp_counters sum;
 	unsigned int n;
 };
 
-static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
+static void scx_qp_counters_print(struct seq_file *m, const struct scx_hca_qp_counters *c)
 {
-	struct scx_qp_sum *s = ctx;
-
-	seq_printf(s->m, "%#x %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
-		   c->qpn, c->state, c->tx_pkts, c->tx_bytes, c->rx_pkts, c->rx_bytes,
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		   c->tx_pkts, c->tx_bytes, c->rx_pkts, c->rx_bytes,
 		   c->retrans_timeout, c->retrans_nak, c->seq_naks_sent, c->seq_naks_rcvd,
 		   c->rnr_naks_sent, c->rnr_naks_rcvd, c->dup_requests, c->out_of_seq, c->dropped,
 		   c->bad_pkey, c->malformed);
-	s->sum.tx_pkts += c->tx_pkts;
-	s->sum.tx_bytes += c->tx_bytes;
-	s->sum.rx_pkts += c->rx_pkts;
-	s->sum.rx_bytes += c->rx_bytes;
-	s->sum.retrans_timeout += c->retrans_timeout;
-	s->sum.retrans_nak += c->retrans_nak;
-	s->sum.seq_naks_sent += c->seq_naks_sent;
-	s->sum.seq_naks_rcvd += c->seq_naks_rcvd;
-	s->sum.rnr_naks_sent += c->rnr_naks_sent;
-	s->sum.rnr_naks_rcvd += c->rnr_naks_rcvd;
-	s->sum.dup_requests += c->dup_requests;
-	s->sum.out_of_seq += c->out_of_seq;
-	s->sum.dropped += c->dropped;
-	s->sum.bad_pkey += c->bad_pkey;
-	s->sum.malformed += c->malformed;
-	s->n++;
 }
 
-/* The transport counters of every QP, one line each, then their sum. */
+static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
+{
+	struct scx_qp_lines *l = ctx;
+
+	seq_printf(l->m, "%#x %u", c->qpn, c->state);
+	scx_qp_counters_print(l->m, c);
+	l->n++;
+}
+
+/*
+ * The transport counters of every QP, one line each, then the port's
+ * totals (N: the live QPs), which keep what destroyed QPs counted.
+ */
 static int scx_qps_show(struct seq_file *m, void *unused)
 {
 	struct scx_kdev *kdev = m->private;
-	struct scx_qp_sum s = { .m = m };
-	const struct scx_hca_qp_counters *t = &s.sum;
+	struct scx_qp_lines l = { .m = m };
+	struct scx_hca_qp_counters port;
 
 	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped bad_pkey malformed\n");
-	scx_hca_for_each_qp_counters(kdev->hca, scx_qp_counters_line, &s);
-	seq_printf(m, "sum(%u) - %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
-		   s.n, t->tx_pkts, t->tx_bytes, t->rx_pkts, t->rx_bytes, t->retrans_timeout,
-		   t->retrans_nak, t->seq_naks_sent, t->seq_naks_rcvd, t->rnr_naks_sent,
-		   t->rnr_naks_rcvd, t->dup_requests, t->out_of_seq, t->dropped, t->bad_pkey,
-		   t->malformed);
+	scx_hca_for_each_qp_counters(kdev->hca, scx_qp_counters_line, &l);
+	scx_hca_port_counters(kdev->hca, &port);
+	seq_printf(m, "port(%u) -", l.n);
+	scx_qp_counters_print(m, &port);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(scx_qps);

@@ -51,6 +51,25 @@ hca::device_config config_from(const scx_hca_params &p)
 	return cfg;
 }
 
+void counters_out(const hca::tp_counters &t, scx_hca_qp_counters *c)
+{
+	c->tx_pkts = t.tx_pkts;
+	c->tx_bytes = t.tx_bytes;
+	c->rx_pkts = t.rx_pkts;
+	c->rx_bytes = t.rx_bytes;
+	c->retrans_timeout = t.retrans_timeout;
+	c->retrans_nak = t.retrans_nak;
+	c->seq_naks_sent = t.seq_naks_sent;
+	c->seq_naks_rcvd = t.seq_naks_rcvd;
+	c->rnr_naks_sent = t.rnr_naks_sent;
+	c->rnr_naks_rcvd = t.rnr_naks_rcvd;
+	c->dup_requests = t.dup_requests;
+	c->out_of_seq = t.out_of_seq;
+	c->dropped = t.dropped;
+	c->bad_pkey = t.bad_pkey;
+	c->malformed = t.malformed;
+}
+
 } // namespace
 
 struct scx_hca {
@@ -223,23 +242,15 @@ void scx_hca_for_each_qp_counters(struct scx_hca *hca,
 		scx_hca_qp_counters c{};
 		c.qpn = rt.qpn;
 		c.state = rt.state;
-		c.tx_pkts = t.tx_pkts;
-		c.tx_bytes = t.tx_bytes;
-		c.rx_pkts = t.rx_pkts;
-		c.rx_bytes = t.rx_bytes;
-		c.retrans_timeout = t.retrans_timeout;
-		c.retrans_nak = t.retrans_nak;
-		c.seq_naks_sent = t.seq_naks_sent;
-		c.seq_naks_rcvd = t.seq_naks_rcvd;
-		c.rnr_naks_sent = t.rnr_naks_sent;
-		c.rnr_naks_rcvd = t.rnr_naks_rcvd;
-		c.dup_requests = t.dup_requests;
-		c.out_of_seq = t.out_of_seq;
-		c.dropped = t.dropped;
-		c.bad_pkey = t.bad_pkey;
-		c.malformed = t.malformed;
+		counters_out(t, &c);
 		fn(ctx, &c);
 	});
+}
+
+void scx_hca_port_counters(struct scx_hca *hca, struct scx_hca_qp_counters *c)
+{
+	*c = scx_hca_qp_counters{};
+	counters_out(hca->dev.dp().port_counters(), c);
 }
 
 void scx_hca_get_info(struct scx_hca *hca, struct scx_hca_info *info)

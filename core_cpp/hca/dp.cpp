@@ -98,6 +98,18 @@ dp_stats data_path::stats()
 	return s;
 }
 
+tp_counters data_path::port_counters()
+{
+	lock_guard g(lock_);
+	tp_counters sum = d_.qps->gone_counters();
+	d_.qps->for_each_qpn([&](u32 qpn) {
+		qp_runtime *rt = d_.qps->dp_get(qpn);
+		if (rt && rt->tp)
+			tp_counters_add(sum, rt->tp->cnt);
+	});
+	return sum;
+}
+
 u8 data_path::vendor_err(u8 syndrome)
 {
 	namespace s = prm::cqe_syndrome;

@@ -241,6 +241,8 @@ public:
 	// release function.
 	wire_rx_result wire_rx(const u8 *frame, u32 len, void *frame_ref);
 	dp_wire_stats wire_stats() const;
+	// The port's transport counters: every QP's, destroyed ones' too.
+	tp_counters port_counters();
 	// Each QP's transport counters, under the lock (fn must not sleep).
 	template <typename F> void for_each_tp(F fn)
 	{

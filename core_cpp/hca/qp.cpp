@@ -757,6 +757,9 @@ void qp_table::free_qp(qp_ctx *q)
 		lock_guard g(lock_);
 		if (rt.qpn - first_qpn < ntps_ && tps_[rt.qpn - first_qpn] == rt.tp)
 			tps_[rt.qpn - first_qpn] = nullptr;
+		// Commands hold the data path's lock: these are final.
+		if (rt.tp)
+			tp_counters_add(gone_, rt.tp->cnt);
 		bury(rt.tp);
 	}
 	d_.pages->free_list(pas);

@@ -34,6 +34,7 @@
 #include "hca/fw_pages.h"
 #include "hca/objects.h"
 #include "hca/srq.h"
+#include "hca/tp.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 #include "lib/sync.h"
@@ -213,6 +214,9 @@ public:
 	{
 		table_.for_each([&](u32 qpn, qp_ctx *) { f(qpn); });
 	}
+	// What destroyed QPs counted, for the data path under its lock: a
+	// port's totals outlive its QPs.
+	const tp_counters &gone_counters() const { return gone_; }
 	// Changes whenever a QP is created or destroyed / changes state.
 	u32 epoch() const { return epoch_; }
 	u32 state_epoch() const { return state_epoch_; }
@@ -234,6 +238,7 @@ private:
 	u32 ntps_ = 0;
 	tp_qp *spare_ = nullptr;
 	tp_qp *graveyard_ = nullptr;   // linked through owner
+	tp_counters gone_{};
 	void bury(tp_qp *t);
 };
 

@@ -157,4 +157,23 @@ void transport::flush(tp_qp &q)
 	q.res_tx = q.res_fresh = q.res_next;
 }
 
+void tp_counters_add(tp_counters &sum, const tp_counters &c)
+{
+	sum.tx_pkts += c.tx_pkts;
+	sum.tx_bytes += c.tx_bytes;
+	sum.rx_pkts += c.rx_pkts;
+	sum.rx_bytes += c.rx_bytes;
+	sum.retrans_timeout += c.retrans_timeout;
+	sum.retrans_nak += c.retrans_nak;
+	sum.seq_naks_sent += c.seq_naks_sent;
+	sum.seq_naks_rcvd += c.seq_naks_rcvd;
+	sum.rnr_naks_sent += c.rnr_naks_sent;
+	sum.rnr_naks_rcvd += c.rnr_naks_rcvd;
+	sum.dup_requests += c.dup_requests;
+	sum.out_of_seq += c.out_of_seq;
+	sum.dropped += c.dropped;
+	sum.bad_pkey += c.bad_pkey;
+	sum.malformed += c.malformed;
+}
+
 } // namespace scx::hca

@@ -172,6 +172,8 @@ struct tp_counters {
 	u64 malformed;                        // dropped: no valid header for this QP's
 	                                      // service, or a payload past the path MTU
 };
+// Adds one QP's counters to a sum (a port's totals).
+void tp_counters_add(tp_counters &sum, const tp_counters &c);
 
 // A WQE sent and not yet complete (the requester's window).
 struct tp_flight {

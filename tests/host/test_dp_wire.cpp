@@ -518,6 +518,56 @@ TEST_F(Wire, AfterAPacketThePollerStaysCloseOnlyIfDoorbellsDoNotTrap)
 	}
 }
 
+// A port's transport totals are every QP's counters, and keep what a QP
+// counted after it is destroyed.
+TEST_F(Wire, PortCountersKeepWhatDestroyedQpsCounted)
+{
+	cross_t x = cross();
+	exchange_rc_verbs(x);
+	struct live_t {
+		u64 tx = 0, rx = 0, tx_bytes = 0;
+		bool has_a = false;
+		u32 a_qpn = 0;
+	} live;
+	live.a_qpn = x.a->qpn;
+	scx_hca_for_each_qp_counters(
+		hca,
+		[](void *ctx, const scx_hca_qp_counters *c) {
+			auto *l = static_cast<live_t *>(ctx);
+			l->tx += c->tx_pkts;
+			l->rx += c->rx_pkts;
+			l->tx_bytes += c->tx_bytes;
+			l->has_a |= c->qpn == l->a_qpn;
+		},
+		&live);
+	ASSERT_TRUE(live.has_a);
+	scx_hca_qp_counters before{};
+	scx_hca_port_counters(hca, &before);
+	EXPECT_GT(before.tx_pkts, 0u);
+	EXPECT_GT(before.rx_pkts, 0u);
+	EXPECT_EQ(before.tx_pkts, live.tx);
+	EXPECT_EQ(before.rx_pkts, live.rx);
+	EXPECT_EQ(before.tx_bytes, live.tx_bytes);
+
+	ASSERT_EQ(scx_verbs_destroy_qp(drv, x.a->qpn), 0);
+	x.a->alive = false;
+	live = live_t{};
+	live.a_qpn = x.a->qpn;
+	scx_hca_for_each_qp_counters(
+		hca, [](void *ctx, const scx_hca_qp_counters *c) {
+			auto *l = static_cast<live_t *>(ctx);
+			l->has_a |= c->qpn == l->a_qpn;
+		},
+		&live);
+	EXPECT_FALSE(live.has_a);
+	scx_hca_qp_counters after{};
+	scx_hca_port_counters(hca, &after);
+	EXPECT_EQ(after.tx_pkts, before.tx_pkts);
+	EXPECT_EQ(after.rx_pkts, before.rx_pkts);
+	EXPECT_EQ(after.tx_bytes, before.tx_bytes);
+	EXPECT_EQ(after.retrans_timeout, before.retrans_timeout);
+}
+
 // A full link (the netdev's queue, scx_hca_wire_ready false) holds the
 // engine back: nothing goes to the wire, nothing is lost, no timer counts
 // it against the retry budget; once the link has room the message goes,

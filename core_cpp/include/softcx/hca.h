@@ -211,6 +211,9 @@ struct scx_hca_qp_counters {
  * it must not sleep. */
 void scx_hca_for_each_qp_counters(struct scx_hca *hca,
 				   void (*fn)(void *ctx, const struct scx_hca_qp_counters *c), void *ctx);
+/* The port's totals: every QP's counters, destroyed QPs' included (qpn and
+ * state 0). */
+void scx_hca_port_counters(struct scx_hca *hca, struct scx_hca_qp_counters *c);
 
 struct scx_hca_info {
 	uint32_t state; /* 0 disabled, 1 enabled, 2 initialized */

@@ -57,6 +57,20 @@ if [ $dev != rxe0 ]; then
 	else
 		result wire_qp_counters FAIL "$(tr '\n' ';' </tmp/qps.txt)"
 	fi
+	# Once every QP is gone (the pingpong's process has exited; its
+	# context may take a moment to go), the port's totals (the last
+	# line, port(N)) keep what they counted.
+	for ((i = 0; i < 50; i++)); do
+		cat /sys/kernel/debug/softcx/$dev/qps >/tmp/qps.after
+		port=$(grep '^port(' /tmp/qps.after)
+		[[ $port == 'port(0) '* ]] && break
+		sleep 0.1
+	done
+	if [[ $port == 'port(0) '* ]] && awk '{ exit !($3 > 0 && $5 > 0) }' <<<"$port"; then
+		result wire_port_counters PASS "$port"
+	else
+		result wire_port_counters FAIL "$(tr '\n' ';' </tmp/qps.after)"
+	fi
 else
 	one wire_qp_counters_run a ibv_rc_pingpong -d $dev -g "$g4" -n 600 -s 64
 	say "ABSENT softcx rxe0 on this guest: no softcx QP counters to read"
