@@ -116,6 +116,16 @@ protected:
 		return {a_mem, b_mem};
 	}
 
+	// n READs all completed without error, and A's memory holds B's bytes.
+	void expect_reads_whole(const std::vector<cqe_t> &done, u32 n, mr_t *a_mem, mr_t *b_mem, u32 bytes)
+	{
+		for (auto &c : done)
+			if (c.opcode() != cqe_op::req)
+				ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
+		EXPECT_EQ(done.size(), n);
+		EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), bytes), 0);
+	}
+
 	end a_end_{}, b_end_{};
 	std::vector<std::vector<u8>> a_sent_, b_sent_;
 	int damage_ = 0, drop_ = 0, delivered_ = 0;
@@ -386,11 +396,8 @@ TEST_F(Wire, LongReadsSurviveBurstLoss)
 		for (auto &c : drain(*x.as))
 			done.push_back(c);
 	}
-	for (auto &c : done)
-		if (c.opcode() != cqe_op::req)
-			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
-	ASSERT_EQ(done.size(), n) << rounds << " rounds";
-	EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), len * n), 0);
+	expect_reads_whole(done, n, a_mem, b_mem, len * n);
+	EXPECT_EQ(done.size(), n) << rounds << " rounds";
 	EXPECT_GT(burst_drops_, 0);
 }
 
@@ -427,11 +434,7 @@ TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
 		for (auto &c : drain(*x.as))
 			done.push_back(c);
 	}
-	for (auto &c : done)
-		if (c.opcode() != cqe_op::req)
-			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
-	ASSERT_EQ(done.size(), n);
-	EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), len * n), 0);
+	expect_reads_whole(done, n, a_mem, b_mem, len * n);
 	// The setting holds: A's passes outlast the ACK timeout...
 	EXPECT_GT(longest_pass, 3 * 4200000ull);
 	// ...and not one timed out.
@@ -468,11 +471,7 @@ TEST_F(Wire, AnswersAheadOfARepeatKeepItsTimerWaiting)
 		for (auto &c : drain(*x.as))
 			done.push_back(c);
 	}
-	for (auto &c : done)
-		if (c.opcode() != cqe_op::req)
-			ADD_FAILURE() << "CQE " << int(c.opcode()) << " syndrome " << int(c.syndrome());
-	ASSERT_EQ(done.size(), n);
-	EXPECT_EQ(std::memcmp(a_mem->cpu(), b_mem->cpu(), len * n), 0);
+	expect_reads_whole(done, n, a_mem, b_mem, len * n);
 	// One go-back for the lost response, none for a timeout.
 	std::pair<u64, u64> nak_timeout{};
 	scx_hca_for_each_qp_counters(
