@@ -66,21 +66,23 @@ ping -6 -c1 -W2 fd09::$peer >/dev/null 2>&1
 # server is not listening yet (said in the result). Each side reports NAME:
 # its own exit status, and its last results line (with ONE_LOG_ONLY set,
 # only to the log). ONE_TIMEOUT: the client's limit in seconds (120).
+# perftest gives up when its clock calibration is too noisy (TCG), and its
+# peer then fails the key exchange: both sides run it again (three runs
+# at most), and the result says so, as perftest_pair does in one guest.
 one() {
-	local name=$1 server=$2 rc=0 try out tmo=${ONE_TIMEOUT:-120}
+	local name=$1 server=$2 rc=0 out note=() run noisy=0
 	shift 2
-	if [ "$role" = "$server" ]; then
-		run_t $((tmo + 30)) "$@" || rc=$?
-	else
-		for ((try = 0; try < 30; try++)); do
-			rc=0
-			run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
-			[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] || break
-			sleep 1
-		done
-	fi
+	for ((run = 1; run <= 3; run++)); do
+		one_run "$@" && rc=0 || rc=$?
+		[ $rc != 0 ] && grep -qE "Can't produce a report|Correlation coefficient r\^2|Failed to exchange data" \
+			<<<"$RUN_OUT" || break
+		echo "+ perftest could not calibrate its clock (TCG noise), here or on the peer: again" >&2
+		noisy=$((noisy + 1))
+	done
 	out=$(grep -E 'Mbit/sec|^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' \t' ' ')
-	[ "${try:-0}" = 0 ] || out="$out [connect retried ${try}x: server not listening yet]"
+	[ "$ONE_CONNECTS" = 0 ] || note+=("connect retried ${ONE_CONNECTS}x: server not listening yet")
+	[ $noisy = 0 ] || note+=("run ${noisy}x again: perftest clock calibration")
+	[ ${#note[@]} = 0 ] || out="$out [$(IFS=';'; echo "${note[*]}")]"
 	if [ -n "${ONE_LOG_ONLY:-}" ]; then
 		# Run for what it puts on the wire; the caller judges that.
 		echo "$name: exit $rc ${out}"
@@ -90,6 +92,25 @@ one() {
 		result "$name" FAIL "$role: exit $rc ${out}"
 		echo "$RUN_OUT" | tail -5
 	fi
+	return $rc
+}
+
+# one_run CMD...: one run of one()'s exchange on this side ($server's
+# role); RUN_OUT its output, ONE_CONNECTS the client's connect retries.
+one_run() {
+	local rc=0 try tmo=${ONE_TIMEOUT:-120}
+	ONE_CONNECTS=0
+	if [ "$role" = "$server" ]; then
+		run_t $((tmo + 30)) "$@" || rc=$?
+		return $rc
+	fi
+	for ((try = 0; try < 30; try++)); do
+		rc=0
+		run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
+		[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] || break
+		sleep 1
+	done
+	ONE_CONNECTS=$try
 	return $rc
 }
 
