@@ -23,13 +23,15 @@ status dp_ring::init(u32 pkts, u32 copies)
 }
 
 // The next packet's entry, under the lock; null when the ring is full.
+// Published by the caller's release of tail_.
 dp_rx_pkt *dp_ring::add(u32 len, const u8 *grh, u8 l3)
 {
-	if (tail_ - head_ == n_) {
+	u32 t = tail_.load(mo::relaxed);
+	if (t - head_.load(mo::acquire) == n_) {
 		dropped_++;
 		return nullptr;
 	}
-	dp_rx_pkt *p = &pkts_[tail_ % n_];
+	dp_rx_pkt *p = &pkts_[t % n_];
 	p->len = len;
 	p->l3 = l3;
 	p->has_grh = grh != nullptr;
@@ -43,18 +45,20 @@ bool dp_ring::push(const u8 *pkt, u32 len, const u8 *grh, u8 l3)
 	if (len > max_pkt)
 		return false;
 	lock_guard g(lock_);
-	if (ctail_ - chead_ == copies_) {
+	u32 ct = ctail_.load(mo::relaxed);
+	if (ct - chead_.load(mo::acquire) == copies_) {
 		dropped_++;
 		return false;
 	}
 	dp_rx_pkt *p = add(len, grh, l3);
 	if (!p)
 		return false;
-	u8 *to = store(ctail_++);
+	u8 *to = store(ct);
 	copy_bytes(to, pkt, len);
 	p->data = to;
 	p->frame = nullptr;
-	tail_++;
+	ctail_.store(ct + 1, mo::relaxed);
+	tail_.store(tail_.load(mo::relaxed) + 1, mo::release);
 	return true;
 }
 
@@ -66,32 +70,35 @@ bool dp_ring::lend(const u8 *pkt, u32 len, const u8 *grh, u8 l3, void *frame)
 		return false;
 	p->data = pkt;
 	p->frame = frame;
-	tail_++;
+	tail_.store(tail_.load(mo::relaxed) + 1, mo::release);
 	return true;
 }
 
+// A hint for a sender (a consumer may free room the next moment).
 bool dp_ring::full()
 {
-	lock_guard g(lock_);
-	return tail_ - head_ == n_ || ctail_ - chead_ == copies_;
+	return tail_.load(mo::acquire) - head_.load(mo::acquire) == n_ ||
+	       ctail_.load(mo::acquire) - chead_.load(mo::acquire) == copies_;
 }
 
+// The consumer's: no producer moves head_.
 dp_rx_pkt *dp_ring::front()
 {
-	lock_guard g(lock_);
-	return head_ != tail_ ? &pkts_[head_ % n_] : nullptr;
+	u32 h = head_.load(mo::relaxed);
+	return h != tail_.load(mo::acquire) ? &pkts_[h % n_] : nullptr;
 }
 
 void *dp_ring::pop()
 {
-	lock_guard g(lock_);
-	if (head_ == tail_)
+	u32 h = head_.load(mo::relaxed);
+	if (h == tail_.load(mo::acquire))
 		return nullptr;
-	void *frame = pkts_[head_ % n_].frame;
-	// Copies were made in packet order: the oldest buffer is this one's.
+	void *frame = pkts_[h % n_].frame;
+	// Copies were made in packet order: the oldest buffer is this one's,
+	// free for a producer once chead_ says so.
 	if (!frame)
-		chead_++;
-	head_++;
+		chead_.store(chead_.load(mo::relaxed) + 1, mo::release);
+	head_.store(h + 1, mo::release);
 	return frame;
 }
 

@@ -4,11 +4,14 @@
 // copies a packet into the ring's buffers; the wire lends the ring the
 // received frame itself, which the ring hands back once the packet is
 // taken, as a NIC's receive queue holds buffers the host posted. Any port
-// may add to it; only its own data path takes from it, under its own lock,
-// so a sender never needs the receiving port's lock. The ring's lock is
-// held for one packet's copy at most.
+// may add to it, under the ring's lock (held for one packet's copy at
+// most), so a sender never needs the receiving port's lock. Only the
+// port's own data path takes from it, under its own lock: it reads and
+// retires packets with no lock of the ring's, as a NIC's consumer index
+// needs none.
 #pragma once
 
+#include "lib/atomic.h"
 #include "lib/status.h"
 #include "lib/sync.h"
 
@@ -57,8 +60,10 @@ private:
 	u8 *mem_ = nullptr;
 	u32 n_ = 0, copies_ = 0;
 	// Packets taken from head_, added at tail_; copies use the buffers
-	// in the same order, from chead_ to ctail_.
-	u32 head_ = 0, tail_ = 0, chead_ = 0, ctail_ = 0;
+	// in the same order, from chead_ to ctail_. The consumer alone moves
+	// the heads, producers (under lock_) the tails: each side publishes
+	// its index with release once the entry it covers is written or done.
+	atomic<u32> head_{0}, tail_{0}, chead_{0}, ctail_{0};
 	u64 dropped_ = 0;
 };
 

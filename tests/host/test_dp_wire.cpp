@@ -404,7 +404,7 @@ TEST_F(Wire, LongReadsSurviveBurstLoss)
 // A pass may last longer than an ACK timeout (it lets the lock go between
 // packets, and the CPU may go elsewhere each time): a timer armed in it
 // counts from when its packet went or came, not from when the pass began.
-// Here each lock release on A's side costs 50 µs of clock, so a pass of
+// Here each lock release on A's side costs 150 µs of clock, so a pass of
 // A's that takes a READ's responses spans several ACK timeouts (4 ms)
 // while it sends the next READs; A's next pass, before B answers, finds
 // no timer expired.
@@ -424,7 +424,7 @@ TEST_F(Wire, TimersCountFromThePacketNotFromThePassStart)
 	auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
 	while (done.size() < n && std::chrono::steady_clock::now() < until) {
 		u64 t0 = scx_env_now_ns();
-		host_env::clock_step_per_unlock(50000);
+		host_env::clock_step_per_unlock(150000);
 		scx_hca_poll(hca);
 		host_env::clock_step_per_unlock(0);
 		longest_pass = std::max(longest_pass, scx_env_now_ns() - t0);
