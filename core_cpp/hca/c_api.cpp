@@ -191,6 +191,7 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->tx_lost = d.tx_lost;
 	s->qp_visits = d.qp_visits;
 	s->sweeps = d.sweeps;
+	s->arm_reads = d.arm_reads;
 }
 
 int scx_hca_join_fabric(struct scx_hca *hca, void (*wake)(void *ctx), void *ctx)

@@ -213,7 +213,11 @@ u32 data_path::take_doorbells(u32 trap_uar)
 	// and then finds what a replaced store named.
 	u32 named = 0;
 	u32 rung = d_.uars->drain([&](u32 uar, u32 off, u64 v) {
-		if (off != uar_window::watched[0]) {
+		if (off == uar_window::watched[0]) {
+			u8 db[8];
+			store_be(db, v);
+			note_arm(u32(prm::get(db, prm::cq_doorbell::cqn)));
+		} else {
 			// The store is the ctrl segment's first 8 bytes.
 			u8 ctrl[8];
 			store_be(ctrl, v);
@@ -232,6 +236,18 @@ u32 data_path::take_doorbells(u32 trap_uar)
 	}
 	stats_.doorbells += rung;
 	return rung;
+}
+
+// A CQ arm doorbell named cqn: the next pass reads its arm word.
+void data_path::note_arm(u32 cqn)
+{
+	for (u32 i = 0; i < narm_; i++)
+		if (arm_cqs_[i] == cqn)
+			return;
+	if (narm_ < arm_max)
+		arm_cqs_[narm_++] = cqn;
+	else
+		arm_all_ = true;
 }
 
 // How long the poller may sleep after a round that left no work: closely

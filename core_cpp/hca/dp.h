@@ -70,6 +70,7 @@ struct dp_stats {
 	u64 tx_lost;       // sent to an address no port has, or a full ring
 	u64 qp_visits;     // turns a QP got (named by a doorbell, a packet, a timer)
 	u64 sweeps;        // looks at every QP's doorbell record
+	u64 arm_reads;     // CQ arm words read
 };
 
 // The RoCEv2 link on the port's netdev (dp_wire.cpp).
@@ -267,6 +268,7 @@ private:
 	static constexpr u32 no_trap = ~0u;
 	u32 round(u32 trap_uar, bool fresh, bool *left);
 	u32 take_doorbells(u32 trap_uar);
+	void note_arm(u32 cqn);
 	u32 poller_sleep(u64 end, u64 timer);
 	u32 busy_backoff();
 	void rebuild_watch();
@@ -391,6 +393,13 @@ private:
 	static constexpr u32 trap_max = 16;
 	u32 trap_qps_[trap_max];
 	u32 ntrap_ = 0;
+	// The CQs whose arm doorbells were taken since the last pass: a
+	// trap's pass reads only their arm words (all of them once more
+	// were named than fit), the poller's reads every CQ's.
+	static constexpr u32 arm_max = 16;
+	u32 arm_cqs_[arm_max];
+	u32 narm_ = 0;
+	bool arm_all_ = false;
 	bool trap_ = false;
 	bool trap_more_ = false;
 	bool sweep_ = true;

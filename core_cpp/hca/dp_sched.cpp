@@ -213,15 +213,25 @@ bool data_path::trap_owes()
 }
 
 // Arm words, sweeps, flushes and timers: the poller's part of a pass (a
-// trap's looks only at its own QPs in error).
+// trap's looks only at the CQs whose arm doorbells it took and its own
+// QPs in error).
 void data_path::pass_lists()
 {
 	// The lists hold numbers, looked up at each use: the lock may go
 	// every few entries (relax_every) whatever their length.
-	for (u32 i = 0; i < ncq_; i++) {
+	// Taken before the lock may go: what is named meanwhile is the next
+	// pass's.
+	bool all = !trap_ || arm_all_;
+	u32 named = narm_;
+	narm_ = 0;
+	arm_all_ = false;
+	for (u32 i = 0; !all && i < named; i++)
+		d_.cqs->poll_arm(arm_cqs_[i]);
+	for (u32 i = 0; all && i < ncq_; i++) {
 		relax_every(i);
 		d_.cqs->poll_arm(watch_cq_[i]);
 	}
+	stats_.arm_reads += all ? ncq_ : named;
 	relax();
 	// A command moved QPs (to RTS with WQEs posted before, to ERR).
 	if (sweep_epoch_ != d_.qps->state_epoch()) {

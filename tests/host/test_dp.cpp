@@ -849,3 +849,36 @@ TEST_F(DpSched, ATrapRunsTheRungQpAndItsPeerOnly)
 	EXPECT_EQ(std::memcmp(dst.cpu(), "xx", 2), 0);
 	EXPECT_EQ(scx_verbs_dealloc_uar(drv, uar2), 0);
 }
+
+// A trapped doorbell reads the arm words of the CQs its doorbells named,
+// however many CQs there are; the poller reads every CQ's. An arm that
+// trapped still gets its event from the trap of the send that follows.
+TEST_F(DpSched, ATrapReadsOnlyTheArmWordsOfTheCqsItNamed)
+{
+	pair_t p = pair();
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	for (int i = 0; i < 40; i++)
+		make_cq();
+	// The poller's pass (of a SEND here) reads all 42.
+	post_recv(*p.b, {{dst.va(), 64, dst.key}});
+	post_send(*p.a, op::send, wqe_b().inl("ping", 4));
+	u64 before = dp_stats().arm_reads;
+	pump();
+	EXPECT_GE(dp_stats().arm_reads - before, 42u);
+	EXPECT_EQ(drain(*p.br).size(), 1u);
+	EXPECT_EQ(drain(*p.as).size(), 1u);
+
+	arm_cq(*p.br, 0, false);
+	before = dp_stats().arm_reads;
+	scx_hca_uar_store(hca, uar);
+	EXPECT_EQ(dp_stats().arm_reads - before, 1u);
+	EXPECT_EQ(load_be32(p.br->dbr + 4), 0x80000001u); // seen by the trap (ci 1)
+
+	post_recv(*p.b, {{dst.va(), 64, dst.key}});
+	post_send(*p.a, op::send, wqe_b().inl("ping", 4));
+	before = dp_stats().arm_reads;
+	scx_hca_uar_store(hca, uar);
+	EXPECT_EQ(dp_stats().arm_reads - before, 0u);
+	EXPECT_EQ(drain(*p.br).size(), 1u);
+	EXPECT_EQ(p.br->events.load(), 1);
+}

@@ -128,6 +128,7 @@ struct scx_hca_dp_stats {
 	uint64_t tx_lost;       /* sent where no port is, or into a full ring */
 	uint64_t qp_visits;     /* turns QPs got: named by doorbells, packets, timers */
 	uint64_t sweeps;        /* looks at every QP's doorbell record */
+	uint64_t arm_reads;     /* CQ arm words read */
 };
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s);
 
