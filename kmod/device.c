@@ -180,12 +180,11 @@ static void scx_dp_wake_peer(void *ctx)
 	scx_dp_wake(ctx);
 }
 
-u32 scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
+void scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
 	if (scx_hca_uar_store(kdev->hca, uar))
 		scx_dp_wake(kdev);
 	scx_wire_flush(kdev);
-	return scx_hca_uar_stores(kdev->hca, uar);
 }
 
 void scx_kdev_dp_stream(struct scx_kdev *kdev)

@@ -346,7 +346,9 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 	} else {
 		/* Others' stores that landed: re-arm their traps first. */
 		scx_uar_rearm_run(sdev, true);
-		e->rearm_stores = scx_kdev_uar_store(kdev, e->index);
+		scx_kdev_uar_store(kdev, e->index);
+		/* Counted before the store lands: the page is not mapped yet. */
+		e->rearm_stores = scx_kdev_uar_stores(kdev, e->index);
 		e->rearm_waits = true;
 		atomic64_inc(&kdev->uar_traps);
 		atomic64_add(ktime_get_ns() - t0, &kdev->uar_trap_ns);
