@@ -482,11 +482,15 @@ static int scx_lock_times_open(struct inode *inode, struct file *f)
 	return single_open(f, scx_lock_times_seq, NULL);
 }
 
-/* Any write starts the measurement over. */
+/* "off" stops the timing; any other write starts it over from now. */
 static ssize_t scx_lock_times_write(struct file *f, const char __user *ubuf, size_t len,
 				    loff_t *pos)
 {
-	scx_lock_times_reset();
+	char buf[8] = {};
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	scx_lock_times_reset(!sysfs_streq(buf, "off"));
 	return len;
 }
 

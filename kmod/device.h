@@ -171,7 +171,8 @@ void scx_debugfs_add_global(struct dentry *root);
 /* env.c: the longest lock holds and interrupts-off sections. */
 struct seq_file;
 void scx_lock_times_show(struct seq_file *m);
-void scx_lock_times_reset(void);
+/* Maxima back to 0; timing on (from now) or off. */
+void scx_lock_times_reset(bool on);
 /* /sys/kernel/debug/softcx */
 struct dentry *scx_debugfs_root(void);
 

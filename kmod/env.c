@@ -12,6 +12,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
@@ -70,8 +71,8 @@ static struct lock_class_key scx_lock_keys[SCX_LOCK_CLASSES];
 
 /*
  * The longest hold of each lock class and the longest interrupts-off
- * section a softcx lock made, since load or the last reset (debugfs
- * "lock_times"): what bounded work promises, measured where it is kept.
+ * section a softcx lock made since timing began (debugfs "lock_times"):
+ * what bounded work promises, measured where it is kept.
  */
 static atomic64_t scx_lock_max_ns[SCX_LOCK_CLASSES];
 static atomic64_t scx_irqoff_max_ns;
@@ -100,9 +101,25 @@ static bool scx_note_max(atomic64_t *max, u64 v)
 	return false;
 }
 
+/*
+ * Timing every lock costs two clock reads a lock, which under emulation is
+ * a good part of a message's cost: it runs when asked (a write to
+ * lock_times, or lock_times=1 at load), as the kernel's lock statistics do.
+ */
+static bool scx_lock_timing;
+module_param_named(lock_times, scx_lock_timing, bool, 0444);
+MODULE_PARM_DESC(lock_times,
+		 "time every softcx lock hold and interrupts-off section from load (debugfs softcx/lock_times; a write there starts it too) (default 0)");
+
 static void scx_lock_taken(struct scx_spinlock *l, unsigned long flags, unsigned long where)
 {
-	u64 now = local_clock();
+	u64 now;
+
+	/* 0: not timed (taken before timing began, or timing is off). */
+	l->since = 0;
+	if (!READ_ONCE(scx_lock_timing))
+		return;
+	now = local_clock();
 
 	l->since = now;
 	l->where = where;
@@ -112,7 +129,11 @@ static void scx_lock_taken(struct scx_spinlock *l, unsigned long flags, unsigned
 
 static void scx_lock_dropping(struct scx_spinlock *l)
 {
-	u64 now = local_clock();
+	u64 now;
+
+	if (!l->since)
+		return;
+	now = local_clock();
 
 	if (scx_note_max(&scx_lock_max_ns[l->cls], now - l->since))
 		WRITE_ONCE(scx_lock_max_where[l->cls], l->where);
@@ -170,6 +191,7 @@ void scx_lock_times_show(struct seq_file *m)
 {
 	unsigned int i;
 
+	seq_printf(m, "timing %s\n", READ_ONCE(scx_lock_timing) ? "on" : "off");
 	seq_printf(m, "irqs_off_max_ns %lld %pS\n", atomic64_read(&scx_irqoff_max_ns),
 		   (void *)READ_ONCE(scx_irqoff_max_where));
 	for (i = 0; i < SCX_LOCK_CLASSES; i++)
@@ -179,10 +201,11 @@ void scx_lock_times_show(struct seq_file *m)
 				   (void *)READ_ONCE(scx_lock_max_where[i]));
 }
 
-void scx_lock_times_reset(void)
+void scx_lock_times_reset(bool on)
 {
 	unsigned int i;
 
+	WRITE_ONCE(scx_lock_timing, on);
 	atomic64_set(&scx_irqoff_max_ns, 0);
 	for (i = 0; i < SCX_LOCK_CLASSES; i++)
 		atomic64_set(&scx_lock_max_ns[i], 0);

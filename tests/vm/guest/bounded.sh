@@ -4,7 +4,7 @@
 # all over one MR: big_wqe) while another process runs NOPs through the
 # command queue and ib_send_lat runs on other QPs of the same port. softcx
 # measures its own lock holds and interrupts-off sections (debugfs
-# lock_times, module-wide, taken from the moment the test starts): the
+# lock_times, module-wide, timed from the moment the test starts): the
 # longest of each stays under 1 ms, and the NOPs and the latency test keep
 # completing while the big message moves. A soft lockup or RCU stall would
 # fail the boot's log scan. make check runs it on the stock kernel, make
@@ -38,7 +38,8 @@ nops() {
 }
 
 rm -f /tmp/bounded-stop /tmp/bounded-nops /tmp/bounded-lat /tmp/bounded-lat-note
-echo 0 >$dbg/lock_times
+# Timing from now (it is off unless asked: two clock reads a lock).
+echo on >$dbg/lock_times
 nops >/tmp/bounded-nops 2>&1 &
 nop_pid=$!
 # In a subshell: what perftest_pair retried, if anything, comes back in a
@@ -76,10 +77,14 @@ if [ "$lat_rc" = 0 ]; then
 else
 	result bounded_send_lat FAIL "ib_send_lat exit status $lat_rc"
 fi
-# lock_times: "irqs_off_max_ns N WHERE", then "held_max_ns CLASS N WHERE"
-# for each lock class (WHERE: the function that took it).
+# lock_times: "timing on", "irqs_off_max_ns N WHERE", then "held_max_ns
+# CLASS N WHERE" for each lock class (WHERE: the function that took it).
 worst=0 over=()
 while read -r what a b c; do
+	if [ "$what" = timing ]; then
+		[ "$a" = on ] || over+=("timing $a")
+		continue
+	fi
 	if [ "$what" = irqs_off_max_ns ]; then ns=$a at=$b; else ns=$b at=$c what+=" $a"; fi
 	[[ $ns =~ ^[0-9]+$ ]] || { over+=("unreadable: $what $a $b"); continue; }
 	[ "$ns" -le "$worst" ] || worst=$ns
