@@ -350,6 +350,8 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 		/* Counted before the store lands: the page is not mapped yet. */
 		e->rearm_stores = scx_kdev_uar_stores(kdev, e->index);
 		e->rearm_waits = true;
+		/* It lands once mapped: the poller takes it, polling closely. */
+		scx_kdev_dp_stream(kdev);
 		atomic64_inc(&kdev->uar_traps);
 		atomic64_add(ktime_get_ns() - t0, &kdev->uar_trap_ns);
 	}

@@ -204,15 +204,15 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 	return more ? busy : poller_sleep(end, timer);
 }
 
-// Every doorbell since the last round: the QP each names gets a turn (and
-// joins the trap's QPs if it was rung on trap_uar). Returns how many.
+// Every doorbell since the last round, or a trap's on its own page: the
+// QP each names gets a turn (and joins the trap's QPs). Returns how many.
 u32 data_path::take_doorbells(u32 trap_uar)
 {
 	// Which QP a doorbell names is only a hint (a later store to the
 	// same word replaces it): the QP named gets a turn, and a sweep now
 	// and then finds what a replaced store named.
 	u32 named = 0;
-	u32 rung = d_.uars->drain([&](u32 uar, u32 off, u64 v) {
+	auto take = [&](u32 uar, u32 off, u64 v) {
 		if (off == uar_window::watched[0]) {
 			u8 db[8];
 			store_be(db, v);
@@ -227,7 +227,10 @@ u32 data_path::take_doorbells(u32 trap_uar)
 				trap_add(qpn);
 			named++;
 		}
-	});
+	};
+	// A trap's cost does not grow with the pages mapped: another page's
+	// stores trap on their own, or (a mapped page) are the poller's.
+	u32 rung = trap_uar != no_trap ? d_.uars->drain_one(trap_uar, take) : d_.uars->drain(take);
 	// A kick names nothing (kernel queues): a sweep finds its QP.
 	if (kicked_.exchange(0, mo::acq_rel)) {
 		rung++;

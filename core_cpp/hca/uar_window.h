@@ -32,24 +32,16 @@ public:
 	template <typename F> u32 drain(F &&f)
 	{
 		u32 n = 0;
-		for (u32 k = 0; k < nlive_; k++) {
-			u32 i = live_[k];
-			u64 *p = slots_[i].cpu.load(mo::acquire);
-			if (!p)
-				continue;
-			for (u32 off : watched) {
-				u64 *w = p + off / 8;
-				if (!read_once(*w))
-					continue;
-				u64 v = __atomic_exchange_n(w, u64(0), __ATOMIC_ACQ_REL);
-				if (v) {
-					slots_[i].taken.fetch_add(1, mo::relaxed);
-					f(first_ + i, off, from_be(v));
-					n++;
-				}
-			}
-		}
+		for (u32 k = 0; k < nlive_; k++)
+			n += drain_slot(live_[k], f);
 		return n;
+	}
+	// The same for UAR `uar` alone (a trapped store's page: what the
+	// other pages hold is theirs or the poller's to take).
+	template <typename F> u32 drain_one(u32 uar, F &&f)
+	{
+		u32 i = uar - first_;
+		return uar >= first_ && i < count_ && where_[i] != ~0u ? drain_slot(i, f) : 0;
 	}
 
 	// UAR `uar` was allocated (or freed): only allocated pages are
@@ -75,6 +67,25 @@ public:
 
 private:
 	static u64 from_be(u64 v);
+	template <typename F> u32 drain_slot(u32 i, F &f)
+	{
+		u64 *p = slots_[i].cpu.load(mo::acquire);
+		if (!p)
+			return 0;
+		u32 n = 0;
+		for (u32 off : watched) {
+			u64 *w = p + off / 8;
+			if (!read_once(*w))
+				continue;
+			u64 v = __atomic_exchange_n(w, u64(0), __ATOMIC_ACQ_REL);
+			if (v) {
+				slots_[i].taken.fetch_add(1, mo::relaxed);
+				f(first_ + i, off, from_be(v));
+				n++;
+			}
+		}
+		return n;
+	}
 	struct slot {
 		atomic<u64 *> cpu;
 		u64 dma;

@@ -842,6 +842,9 @@ TEST_F(DpSched, ATrapRunsTheRungQpAndItsPeerOnly)
 	EXPECT_EQ(std::memcmp(dst.cpu() + 64, "yy", 2), 0);
 	EXPECT_TRUE(drain(*x.br).empty());
 	EXPECT_TRUE(drain(*x.as).empty());
+	// Nor did it take X's store from the other page: that page's own
+	// trap, or the poller, does.
+	EXPECT_NE(__atomic_load_n(reinterpret_cast<u64 *>(page2 + 0x800), __ATOMIC_ACQUIRE), 0u);
 
 	pump();
 	EXPECT_EQ(drain(*x.br).size(), 1u);
