@@ -400,27 +400,36 @@ bool data_path::fetch_wqe(qp_runtime &rt, u16 idx, u8 *buf, u32 *ds, bool *unrea
 	if (!ring || (rt.sq_wqebbs & (rt.sq_wqebbs - 1)))
 		return false;
 	u64 start = u64(idx & (rt.sq_wqebbs - 1)) * wqebb;
-	auto unit = [&](u32 u, u8 *dst) {
-		u64 bus;
-		if (!d_.qps->sq_addr(rt, (start + u64(u) * ds_unit) % ring, &bus))
-			return false;
-		const u8 *p = static_cast<const u8 *>(d_.dma->map(bus, ds_unit));
-		if (!p) {
-			if (unreadable)
-				*unreadable = true;
-			return false;
+	// len bytes from `from` on in the ring, a translation per page run
+	// (wrapping at the ring's end).
+	auto copy = [&](u32 from, u8 *dst, u32 len) {
+		while (len) {
+			u64 bus;
+			u32 n = d_.qps->sq_span(rt, (start + from) % ring, len, &bus);
+			if (!n)
+				return false;
+			const u8 *p = static_cast<const u8 *>(d_.dma->map(bus, n));
+			if (!p) {
+				if (unreadable)
+					*unreadable = true;
+				return false;
+			}
+			copy_bytes(dst, p, n);
+			dst += n;
+			from += n;
+			len -= n;
 		}
-		copy_bytes(dst, p, ds_unit);
 		return true;
 	};
-	if (!unit(0, buf))
+	// The first WQEBB is the WQE's whatever its size: its ctrl segment
+	// says how much more.
+	if (!copy(0, buf, wqebb))
 		return false;
 	u32 n = prm::get(buf, ctl::ds);
 	if (!n || n * ds_unit > sizeof(wqe_) || n * ds_unit > ring)
 		return false;
-	for (u32 u = 1; u < n; u++)
-		if (!unit(u, buf + u * ds_unit))
-			return false;
+	if (n * ds_unit > wqebb && !copy(wqebb, buf + wqebb, n * ds_unit - wqebb))
+		return false;
 	*ds = n;
 	return true;
 }

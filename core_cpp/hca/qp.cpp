@@ -803,6 +803,18 @@ bool qp_table::sq_addr(const qp_runtime &rt, u64 off, u64 *bus) const
 	return wq_bus_addr(*d_.pages, rt.pas, rt.page_shift, rt.page_offset, rt.sq_offset + off, bus);
 }
 
+u32 qp_table::sq_span(const qp_runtime &rt, u64 off, u32 max, u64 *bus) const
+{
+	if (!sq_addr(rt, off, bus))
+		return 0;
+	u64 page = u64(1) << rt.page_shift;
+	u64 n = page - ((u64(rt.page_offset) + rt.sq_offset + off) & (page - 1));
+	u64 to_end = u64(rt.sq_wqebbs) * prm::qp_wq::send_wqe_bb - off;
+	if (n > to_end)
+		n = to_end;
+	return u32(n < max ? n : max);
+}
+
 bool qp_table::rq_addr(const qp_runtime &rt, u64 off, u64 *bus) const
 {
 	if (off >= u64(rt.rq_wqes) << rt.rq_stride_shift)

@@ -198,6 +198,9 @@ public:
 	}
 	// Bus address of byte `off` of the SQ / of the RQ (false beyond it).
 	bool sq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
+	// sq_addr, and how many bytes from off lie in the same page and
+	// before the ring's end (at most max); 0 if off is outside the ring.
+	u32 sq_span(const qp_runtime &rt, u64 off, u32 max, u64 *bus) const;
 	bool rq_addr(const qp_runtime &rt, u64 off, u64 *bus) const;
 	// WQEs of one QP in flight at once (its transport window).
 	static constexpr u32 max_flights = 64;
