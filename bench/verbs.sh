@@ -1,8 +1,9 @@
 #!/bin/bash
 # In-guest (stock kernel): softcx against Soft-RoCE (rdma_rxe) on the same
 # netdev in the same guest, loopback: perftest RC bandwidth (write, read,
-# send at 64 B, 4 KiB, 64 KiB), latency (send, write at 2 B), each the
-# median of three runs (latency again with uar_trap=0), the guest's
+# send at 64 B, 4 KiB, 64 KiB), latency (send, write, read at 2 B),
+# atomics, ibv_rc_pingpong with completion events, each the median of
+# three runs (send and write latency again with uar_trap=0), the guest's
 # memcpy bandwidth as the ceiling, and the CPU softcx's data-path thread
 # uses while 1000 connected QPs sit idle. BENCH lines go to the results
 # port; bench/run.sh collects them.
@@ -59,6 +60,28 @@ for t in ib_write_bw ib_read_bw ib_send_bw; do
 done
 row ib_send_lat 2 "usec (typical)"
 row ib_write_lat 2 "usec (typical)"
+row ib_read_lat 2 "usec (typical)"
+row ib_atomic_bw 8 MB/s
+
+# pp_value DEV GIDX ARGS: ibv_rc_pingpong's usec/iter, the median of three.
+pp_value() {
+	local dev=$1 g=$2 i v vals=()
+	shift 2
+	for i in 1 2 3; do
+		pingpong_pair "$dev" "$g" ibv_rc_pingpong "$@" || continue
+		v=$(sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' <<<"$RUN_OUT" | head -1)
+		[ -n "$v" ] && vals+=("$v")
+	done
+	if [ ${#vals[@]} = 0 ]; then
+		echo -
+		return
+	fi
+	printf '%s\n' "${vals[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+s=$(pp_value softcx_0 "$sx_g" -e -n 1000)
+r=$(pp_value rxe0 "$rxe_g" -e -n 1000)
+ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s+0 > 0 && r+0 > 0) printf "%.2f", s / r; else print "-" }')
+bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' "rc_pingpong -e" 4096 "$s" "$r" "$ratio" "usec/iter (events)")"
 
 if out=$("$x/memcpy_bw"); then
 	while read -r _ size mbs; do
