@@ -19,6 +19,8 @@ namespace ctl = prm::wqe_ctrl_seg;
 // READs outstanding), of which the in-kernel link's copies are a few.
 constexpr u32 rx_pkts = 8192;
 constexpr u32 rx_copies = 256;
+// Flush CQEs one call writes (flush_queues).
+constexpr u32 flush_chunk = 64;
 
 status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 {
@@ -458,9 +460,12 @@ void data_path::srq_event(u32 srqn, u8 type)
 }
 
 // The WQEs of a QP in ERR that the engine never took: a flush CQE each,
-// and on an SRQ the LAST_WQE_REACHED event.
+// and on an SRQ the LAST_WQE_REACHED event. At most flush_chunk of them
+// a call: a long queue is flushed over several turns, between which the
+// lock may go (the QP in ERR is looked at every pass until done).
 void data_path::flush_queues(qp_runtime &rt)
 {
+	u32 budget = flush_chunk;
 	u32 v;
 	if (!read_dbr(rt.dbr_addr, prm::qp_dbrec::rcv_counter.byte_off, &v))
 		return;
@@ -469,7 +474,7 @@ void data_path::flush_queues(qp_runtime &rt)
 		return;
 	u16 sq_pi = u16(v);
 	if (rt.sq_wqebbs) {
-		while (rt.sq_ci != sq_pi) {
+		for (; rt.sq_ci != sq_pi && budget; budget--) {
 			u32 ds = 0;
 			u16 idx = rt.sq_ci;
 			u8 op = 0;
@@ -483,6 +488,10 @@ void data_path::flush_queues(qp_runtime &rt)
 			err_cqe(rt, rt.cqn_snd, prm::cqe_opcode::req_err, prm::cqe_syndrome::wr_flush_err, idx, op);
 			rt.sq_ci = u16(idx + nbb);
 		}
+		if (rt.sq_ci != sq_pi) {
+			more_ = true;
+			return;
+		}
 	}
 	if (rt.rq_type == prm::qp_rq_type::srq && !rt.last_wqe) {
 		// Nothing more will be taken from the SRQ for this QP.
@@ -491,10 +500,12 @@ void data_path::flush_queues(qp_runtime &rt)
 	}
 	if (rt.rq_type == prm::qp_rq_type::non_zero && rt.rq_wqes) {
 		// Receives complete in order: the driver takes wr_id from its tail.
-		while (rt.rq_ci != rq_pi) {
+		for (; rt.rq_ci != rq_pi && budget; budget--) {
 			err_cqe(rt, rt.cqn_rcv, prm::cqe_opcode::resp_err, prm::cqe_syndrome::wr_flush_err, rt.rq_ci, 0);
 			rt.rq_ci++;
 		}
+		if (rt.rq_ci != rq_pi)
+			more_ = true;
 	}
 }
 

@@ -338,6 +338,54 @@ TEST_F(DpErrors, QpToErrByCommandFlushesPostedWork)
 	EXPECT_EQ(buf.cpu()[0], guard_byte);
 }
 
+// A QP with a long backlog goes to ERR: its flush CQEs come a chunk per
+// pass (the data path's lock is never held for the whole queue), in
+// order, until every WQE has one; receives after the sends.
+TEST_F(DpErrors, ALongQueueIsFlushedInChunksInOrder)
+{
+	cq_t &sc = make_cq(11), &rc = make_cq(11);
+	qp_t &q = make_qp(SCX_QPT_RC, sc, rc, 0, 1024, 512);
+	scx_qp_attr a{};
+	a.access = 0;
+	ASSERT_EQ(modify(q, SCX_QPS_RESET, SCX_QPS_INIT, SCX_QP_PKEY_INDEX | SCX_QP_PORT | SCX_QP_ACCESS_FLAGS, a), 0);
+	mr_t &buf = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
+	const int sends = 1000, recvs = 500;
+	for (int i = 0; i < recvs; i++)
+		post_recv(q, {{buf.va(), 64, buf.key}});
+	for (int i = 0; i < sends; i++)
+		post_send(q, op::send, wqe_b().inl("x", 1));
+	pump();
+	EXPECT_TRUE(drain(sc).empty()); // INIT: nothing is taken
+	ASSERT_EQ(modify(q, SCX_QPS_INIT, SCX_QPS_ERR, 0, a), 0);
+
+	std::vector<cqe_t> s, r;
+	int polls = 0;
+	while ((s.size() < size_t(sends) || r.size() < size_t(recvs)) && polls < 1000) {
+		size_t before = s.size() + r.size();
+		scx_hca_poll(hca);
+		polls++;
+		for (auto &e : drain(sc))
+			s.push_back(e);
+		for (auto &e : drain(rc))
+			r.push_back(e);
+		// One poll writes a chunk or two (64 each), not the whole queue.
+		EXPECT_LE(s.size() + r.size() - before, 128u) << "poll " << polls;
+		if (polls == 1) {
+			EXPECT_TRUE(r.empty());
+		}
+	}
+	ASSERT_EQ(s.size(), size_t(sends));
+	ASSERT_EQ(r.size(), size_t(recvs));
+	EXPECT_GT(polls, 10);
+	for (int i = 0; i < sends; i++)
+		expect_err(s[i], cqe_op::req_err, synd::flush, 0xf9, q.qpn, u16(i), q.uidx);
+	for (int i = 0; i < recvs; i++)
+		expect_err(r[i], cqe_op::resp_err, synd::flush, 0xf9, q.qpn, u16(i), q.uidx);
+	pump();
+	EXPECT_TRUE(drain(sc).empty());
+	EXPECT_TRUE(drain(rc).empty());
+}
+
 // Nobody answers (the peer never left INIT): the requester retries on its
 // ACK timeout retry_cnt times, then fails with RETRY_EXC; retry_cnt 1 is
 // the first attempt and one retry.
