@@ -21,6 +21,7 @@ namespace {
 constexpr u32 rounds_per_pass = 16;   // send and receive turns in one pass
 constexpr u32 pkts_per_turn = 16;     // packets one QP sends in one turn
 constexpr u32 rx_per_turn = 64;       // packets taken from the ring in one turn
+constexpr u32 clock_every = 4;        // units of work between relax()'s clock reads
 
 bool sends(const qp_runtime &rt) { return rt.state == qs::rts || rt.state == qs::sqd; }
 
@@ -83,10 +84,13 @@ void data_path::run_timers()
 // Between two packets: once the lock was held hold_us, lets commands,
 // the receive softirq and interrupts in. Nothing read under the lock is
 // trusted after it (QPs are looked up again; a command resets the cached
-// lists). The pass's clock moves on either way.
+// lists). The pass's clock moves on either way. The clock is read every
+// clock_every units of work (under emulation a read of it can cost what
+// a small packet does), so a hold may run a few packets past hold_us;
+// hold_us 0 lets go after every one.
 void data_path::relax()
 {
-	if (!held_ || !debt_)
+	if (!held_ || !debt_ || (policy_.hold_us && debt_ % clock_every))
 		return;
 	now_ = scx_env_now_ns();
 	if (now_ - hold_since_ < u64(policy_.hold_us) * 1000)
