@@ -37,11 +37,7 @@ value() {
 		esac
 		vals+=("$v")
 	done
-	if [ ${#vals[@]} = 0 ]; then
-		echo -
-		return
-	fi
-	printf '%s\n' "${vals[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	median "${vals[@]}"
 }
 
 bench_line "test                size     softcx      rxe   softcx/rxe"
@@ -72,11 +68,7 @@ pp_value() {
 		v=$(sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' <<<"$RUN_OUT" | head -1)
 		[ -n "$v" ] && vals+=("$v")
 	done
-	if [ ${#vals[@]} = 0 ]; then
-		echo -
-		return
-	fi
-	printf '%s\n' "${vals[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	median "${vals[@]}"
 }
 s=$(pp_value softcx_0 "$sx_g" -e -n 1000)
 r=$(pp_value rxe0 "$rxe_g" -e -n 1000)

@@ -32,11 +32,7 @@ value() {
 		esac
 		[ -n "$v" ] && vals+=("$v")
 	done
-	if [ ${#vals[@]} = 0 ]; then
-		echo -
-		return
-	fi
-	printf '%s\n' "${vals[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	median "${vals[@]}"
 }
 
 row() {

@@ -116,6 +116,16 @@ pingpong_pair() {
 	[ $srv_rc = 0 ] && [ $cli_rc = 0 ]
 }
 
+# median NUMBERS...: the middle one (the lower of the two middle ones of
+# an even count); "-" if none are given.
+median() {
+	if [ $# = 0 ]; then
+		echo -
+		return
+	fi
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
 # perftest_pair DEV GIDX TOOL [args...]: a perftest server and client on DEV
 # (loopback through PEER_IP); both must exit 0. The client's output is left
 # in RUN_OUT and its last results-table row in PERF_ROW. perftest times
