@@ -215,15 +215,14 @@ u32 data_path::take_doorbells(u32 trap_uar)
 	// and then finds what a replaced store named.
 	u32 named = 0;
 	auto take = [&](u32 uar, u32 off, u64 v) {
+		// The store's 8 bytes as written: the CQ doorbell, or a send
+		// WQE's ctrl segment's first 8.
+		u8 db[8];
+		store_be(db, v);
 		if (off == uar_window::watched[0]) {
-			u8 db[8];
-			store_be(db, v);
 			note_arm(u32(prm::get(db, prm::cq_doorbell::cqn)));
 		} else {
-			// The store is the ctrl segment's first 8 bytes.
-			u8 ctrl[8];
-			store_be(ctrl, v);
-			u32 qpn = u32(prm::get(ctrl, prm::wqe_ctrl_seg::qpn));
+			u32 qpn = u32(prm::get(db, prm::wqe_ctrl_seg::qpn));
 			activate_qpn(qpn);
 			if (uar == trap_uar)
 				trap_add(qpn);
