@@ -1,7 +1,7 @@
 #!/bin/bash
 # In-guest (stock kernel): softcx against Soft-RoCE (rdma_rxe) on the same
 # netdev in the same guest, loopback: perftest RC bandwidth (write, read,
-# send at 64 B, 4 KiB, 64 KiB), latency (send, write, read at 2 B),
+# send at 64 B, 4 KiB, 64 KiB; 64 KiB again at path MTU 4096), latency (send, write, read at 2 B),
 # atomics, ibv_rc_pingpong with completion events, each the median of
 # three runs (send and write latency again with uar_trap=0), the guest's
 # memcpy bandwidth as the ceiling, and the CPU softcx's data-path thread
@@ -74,6 +74,23 @@ s=$(pp_value softcx_0 "$sx_g" -e -n 1000)
 r=$(pp_value rxe0 "$rxe_g" -e -n 1000)
 ratio=$(awk -v s="$s" -v r="$r" 'BEGIN { if (s+0 > 0 && r+0 > 0) printf "%.2f", s / r; else print "-" }')
 bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' "rc_pingpong -e" 4096 "$s" "$r" "$ratio" "usec/iter (events)")"
+
+# The 64 KiB bandwidth rows again at path MTU 4096: dummy0 at 9000 bytes
+# gives both devices an active MTU of 4096 (a jumbo netdev, as a RoCE
+# network with jumbo frames); a quarter of the packets per message.
+active_mtu() { ibv_devinfo -d "$1" | awk '/active_mtu/ { print $2; exit }'; }
+if run_t 30 ip link set dummy0 mtu 9000; then
+	sleep 1
+	if [ "$(active_mtu softcx_0)" = 4096 ] && [ "$(active_mtu rxe0)" = 4096 ]; then
+		for t in ib_write_bw ib_read_bw ib_send_bw; do
+			row $t 65536 "MB/s, path MTU 4096"
+		done
+	else
+		bench_line "path MTU 4096 rows: active_mtu softcx $(active_mtu softcx_0), rxe $(active_mtu rxe0), not 4096"
+	fi
+	run_t 30 ip link set dummy0 mtu 1500
+	sleep 1
+fi
 
 if out=$("$x/memcpy_bw"); then
 	while read -r _ size mbs; do
