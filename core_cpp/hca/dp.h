@@ -132,6 +132,9 @@ public:
 	explicit dp_link(data_path &dp) : dp_(dp) {}
 	u8 *tx_begin(tp_qp &q, const void *route, u32 len) override;
 	void tx_commit(tp_qp &q) override;
+	// Gives back the ring room of a tx_begin the engine did not commit
+	// (after each call into the engine: the ring waits for it).
+	void settle();
 
 	// Bytes before the IB part in data_path::tx_buf_: room for the
 	// widest RoCEv2 headers (Ethernet, IPv6, UDP).
@@ -139,8 +142,11 @@ public:
 
 private:
 	void wire_commit(tp_qp &q);
+	u8 *reserve(tp_qp &q, u32 len);
 
 	data_path &dp_;
+	data_path *to_ = nullptr;  // whose ring holds the packet being built
+	u32 ticket_ = 0;           // ... and its entry there
 	u32 len_ = 0;
 	u32 slot_ = 0;            // where tx_begin routed the packet
 	bool wire_ = false;       // ... onto the netdev

@@ -40,6 +40,7 @@ bool is_ipv4_mapped(const u8 *g)
 u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 {
 	data_path &d = dp_;
+	settle();
 	if (len > dp_ring::max_pkt || !route)
 		return nullptr;
 	u32 slot = fabric::none;
@@ -67,7 +68,45 @@ u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 	slot_ = slot;
 	route_ = route;
 	len_ = len;
-	return d.tx_buf_ + wire_room;
+	if (wire_ || slot == data_path::unreachable)
+		return d.tx_buf_ + wire_room;
+	return reserve(q, len);
+}
+
+// Room in the receiving port's ring, the packet built there. A port gone
+// or routed anew since, or a full ring: the packet is built aside and
+// lost at commit, as on a wire.
+u8 *dp_link::reserve(tp_qp &q, u32 len)
+{
+	data_path &d = dp_;
+	data_path *to = &d;
+	if (slot_ != fabric::none) {
+		to = fabric::hold(slot_);
+		// The port in the slot is still the one routed to.
+		if (to && fabric::epoch() != rt_of(q).route_epoch) {
+			fabric::release(slot_);
+			to = nullptr;
+		}
+	}
+	u8 *buf = to ? to->rx_.reserve(len, &ticket_) : nullptr;
+	if (!buf) {
+		if (to && to != &d)
+			fabric::release(slot_);
+		return d.tx_buf_ + wire_room;
+	}
+	to_ = to;
+	return buf;
+}
+
+// A reservation tx_begin made and nobody committed: no packet.
+void dp_link::settle()
+{
+	if (!to_)
+		return;
+	to_->rx_.abandon(ticket_);
+	if (to_ != &dp_)
+		fabric::release(slot_);
+	to_ = nullptr;
 }
 
 void dp_link::tx_commit(tp_qp &q)
@@ -77,8 +116,13 @@ void dp_link::tx_commit(tp_qp &q)
 		wire_commit(q);
 		return;
 	}
-	qp_runtime &rt = rt_of(q);
-	const u8 *pkt = d.tx_buf_ + wire_room;
+	data_path *to = to_;
+	to_ = nullptr;
+	// Lost as on a wire: RC's requester times out and sends it again.
+	if (!to) {
+		d.stats_.tx_lost++;
+		return;
+	}
 	u8 grh[grh_bytes];
 	const u8 *g = nullptr;
 	const u8 *gid = dest_gid(q, route_);
@@ -89,23 +133,12 @@ void dp_link::tx_commit(tp_qp &q)
 		d.write_grh(av, sgid, udp_bytes + len_, grh);
 		g = grh;
 	}
-	bool sent = false;
-	if (slot_ == fabric::none) {
-		sent = d.rx_.push(pkt, len_, g, l3);
-	} else if (slot_ != data_path::unreachable) {
-		data_path *peer = fabric::hold(slot_);
-		// The port in the slot is still the one routed to.
-		if (peer && fabric::epoch() == rt.route_epoch && peer->rx_.push(pkt, len_, g, l3)) {
-			sent = true;
-			d.stats_.peer_requests++;
-			peer->wake_rx();
-		}
-		if (peer)
-			fabric::release(slot_);
+	to->rx_.commit(ticket_, len_, g, l3);
+	if (to != &d) {
+		d.stats_.peer_requests++;
+		to->wake_rx();
+		fabric::release(slot_);
 	}
-	// Lost as on a wire: RC's requester times out and sends it again.
-	if (!sent)
-		d.stats_.tx_lost++;
 }
 
 // The port whose address table holds gid: *slot a peer's, fabric::none
@@ -180,6 +213,7 @@ bool data_path::rx_one()
 		const tp_counters &c = rt->tp->cnt;
 		u64 pkey = c.bad_pkey, bad = c.malformed;
 		engine_.receive(*rt->tp, p->data, p->len, m, now_);
+		link_.settle();
 		stats_.rx_bad_pkey += c.bad_pkey - pkey;
 		stats_.rx_malformed += c.malformed - bad;
 		// An answer may have armed the timer (what is left is
@@ -201,6 +235,7 @@ void data_path::flush(qp_runtime &rt)
 	debt_++;
 	if (!rt.tp->in_error)
 		engine_.flush(*rt.tp);
+	link_.settle();
 	forget_lists();
 	flush_queues(rt);
 }

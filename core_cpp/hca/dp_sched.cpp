@@ -148,8 +148,11 @@ bool data_path::visit_one(u32 qpn, bool first)
 	if (first) {
 		transport::doorbell(t);
 		engine_.tick(t, now_);
+		link_.settle();
 	}
-	if (!engine_.send(t, now_, 1))
+	bool sent = engine_.send(t, now_, 1);
+	link_.settle();
+	if (!sent)
 		return false;
 	debt_++;
 	return true;
