@@ -6,9 +6,10 @@ namespace {
 
 constexpr u32 poly = 0xedb88320;
 
-// Slicing by four: t[k][b] is the CRC of byte b followed by k zero bytes.
+// Slicing by eight: t[k][b] is the CRC of byte b followed by k zero bytes.
+// Eight bytes a step (under QEMU's TCG ~1.4 us a KiB against ~2.0 by four).
 struct crc_tables {
-	u32 t[4][256];
+	u32 t[8][256];
 	constexpr crc_tables() : t{}
 	{
 		for (u32 b = 0; b < 256; b++) {
@@ -18,21 +19,24 @@ struct crc_tables {
 			t[0][b] = c;
 		}
 		for (u32 b = 0; b < 256; b++)
-			for (int k = 1; k < 4; k++)
+			for (int k = 1; k < 8; k++)
 				t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xff];
 	}
 };
 constexpr crc_tables tab{};
+
+u32 le32_at(const u8 *p) { return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24; }
 
 } // namespace
 
 u32 crc32_update(u32 crc, const void *data, usize len)
 {
 	const u8 *p = static_cast<const u8 *>(data);
-	for (; len >= 4; p += 4, len -= 4) {
-		crc ^= u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24;
-		crc = tab.t[3][crc & 0xff] ^ tab.t[2][(crc >> 8) & 0xff] ^ tab.t[1][(crc >> 16) & 0xff] ^
-		      tab.t[0][crc >> 24];
+	for (; len >= 8; p += 8, len -= 8) {
+		u32 lo = le32_at(p) ^ crc, hi = le32_at(p + 4);
+		crc = tab.t[7][lo & 0xff] ^ tab.t[6][(lo >> 8) & 0xff] ^ tab.t[5][(lo >> 16) & 0xff] ^
+		      tab.t[4][lo >> 24] ^ tab.t[3][hi & 0xff] ^ tab.t[2][(hi >> 8) & 0xff] ^
+		      tab.t[1][(hi >> 16) & 0xff] ^ tab.t[0][hi >> 24];
 	}
 	for (; len; p++, len--)
 		crc = (crc >> 8) ^ tab.t[0][(crc ^ *p) & 0xff];

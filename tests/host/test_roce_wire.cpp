@@ -77,6 +77,32 @@ TEST(Crc32, StandardCheckValueAndSplitInput)
 	EXPECT_EQ(crc32_update(~0u, ones, 8), 0xdebb20e3u);
 }
 
+// The table-driven steps against the polynomial applied a bit at a time,
+// for every length to past a few steps and every alignment of a split.
+TEST(Crc32, MatchesTheBitwiseDefinition)
+{
+	u8 buf[300];
+	for (u32 i = 0; i < sizeof(buf); i++)
+		buf[i] = u8(i * 167 + 13);
+	auto bitwise = [](const u8 *p, u32 n) {
+		u32 c = ~0u;
+		for (u32 i = 0; i < n; i++) {
+			c ^= p[i];
+			for (int k = 0; k < 8; k++)
+				c = (c >> 1) ^ (c & 1 ? 0xedb88320u : 0);
+		}
+		return ~c;
+	};
+	for (u32 n = 0; n <= sizeof(buf); n++) {
+		u32 want = bitwise(buf, n);
+		ASSERT_EQ(crc32(buf, n), want) << n;
+		u32 cut = n / 3 + n % 7;
+		if (cut <= n) {
+			ASSERT_EQ(~crc32_update(crc32_update(~0u, buf, cut), buf + cut, n - cut), want) << n;
+		}
+	}
+}
+
 TEST(IbHdr, OpcodeTableLengths)
 {
 	struct {
