@@ -92,10 +92,15 @@ if run_t 30 ip link set dummy0 mtu 9000; then
 	sleep 1
 fi
 
-if out=$("$x/memcpy_bw"); then
-	while read -r _ size mbs; do
-		bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' memcpy "$size" "$mbs" "" "" "MB/s (guest ceiling)")"
-	done <<<"$out"
+# The ceiling: the guest's user-space memcpy (glibc), as it chooses and
+# with rep movsb kept out (glibc takes it above a few KiB where the CPU
+# says ERMS, and TCG runs it a byte per step), the faster of the two.
+if out=$("$x/memcpy_bw") &&
+	out2=$(GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1073741824 "$x/memcpy_bw"); then
+	while read -r _ size mbs _ _ mbs2; do
+		best=$(awk -v a="$mbs" -v b="$mbs2" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
+		bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' memcpy "$size" "$best" "" "" "MB/s (guest ceiling; glibc $mbs, without rep movsb $mbs2)")"
+	done < <(paste -d' ' <(echo "$out") <(echo "$out2"))
 fi
 
 # Idle: the data-path thread's CPU time while 1000 QPs sit connected.
