@@ -286,8 +286,12 @@ void data_path::pass(u64 now)
 	forget_lists();
 	pass_lists();
 	bool progress = true;
-	auto owed = [&] { return trap_ ? trap_owes() : active_n_ != 0; };
-	for (u32 r = 0; r < rounds_per_pass && (progress || owed()); r++) {
+	// Another round only for work it can find: a round after one that
+	// merely did something would walk an empty ring and list (under
+	// emulation ~2 us of a loopback trap's pass, the peer waiting on it).
+	auto owed = [&] { return trap_ ? trap_owes() : active_n_ != 0 || rx_.front(); };
+	u32 r = 0;
+	for (; r < rounds_per_pass && (r == 0 || owed()); r++) {
 		progress = drain_rx(rx_per_turn);
 		// The QPs listed now; what a turn lists again waits its turn.
 		for (u32 n = active_n_; n && active_n_; n--) {
@@ -300,7 +304,9 @@ void data_path::pass(u64 now)
 		}
 	}
 	trap_more_ = trap_ && owed();
-	more_ = progress || active_n_ || (trap_ && rx_.front());
+	// Left: the rounds ran out while working, QPs listed, or packets
+	// (for others than a trap's QPs, or come meanwhile).
+	more_ = (progress && r == rounds_per_pass) || active_n_ || rx_.front();
 	for (u32 i = 0; i < ntimed_; i++) {
 		qp_runtime *rt = d_.qps->dp_get(timed_[i]);
 		u64 t = rt && rt->tp ? transport::next_timer(*rt->tp) : 0;
