@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "lib/crc32.h"
 
+#include "lib/endian.h"
+
 namespace scx {
 namespace {
 
@@ -25,7 +27,12 @@ struct crc_tables {
 };
 constexpr crc_tables tab{};
 
-u32 le32_at(const u8 *p) { return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24; }
+u32 le32_at(const u8 *p)
+{
+	u32 v;
+	copy_bytes(&v, p, 4);
+	return le_to_cpu(v);
+}
 
 } // namespace
 
