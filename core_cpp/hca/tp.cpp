@@ -80,7 +80,7 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 	q.cnt.rx_bytes += len;
 	const u8 *payload = pkt + l.hdr_len;
 	if (l.op->kind & ib_kind::request) {
-		if (!q.ready_resp || q.in_error) {
+		if (!q.ready_resp || q.in_error || q.nak_due) {
 			q.cnt.dropped++;
 			return;
 		}
@@ -154,6 +154,7 @@ void transport::flush(tp_qp &q)
 	}
 	q.in_msg = 0;
 	q.ack_pending = false;
+	q.nak_due = false;
 	q.res_tx = q.res_fresh = q.res_next;
 }
 

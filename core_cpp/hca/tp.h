@@ -249,6 +249,13 @@ struct tp_qp {
 	bool ack_pending = false;
 	u32 ack_psn = 0;
 	u8 ack_synd = 0;
+	// A request failed behind READ responses / atomic ACKs still owed:
+	// they go out first (the responder answers in order), then this NAK,
+	// and the QP fails. Requests arriving meanwhile are dropped.
+	bool nak_due = false;
+	u32 nak_psn = 0;
+	u8 nak_code = 0;
+	tp_fatal nak_why = tp_fatal::access;
 	// READs and atomics in arrival order, res[i % res_cap] for i in
 	// [res_next - res_cap, res_next); those from res_tx on owe their
 	// answer (READ responses from packet res_tx_pkt, numbered from
@@ -347,6 +354,7 @@ private:
 	bool resp_take_recv(tp_qp &q, u32 psn);
 	void resp_ack(tp_qp &q, u32 psn, u8 synd);
 	void resp_nak(tp_qp &q, u32 psn, u8 code, tp_fatal why);
+	void resp_nak_now(tp_qp &q, u32 psn, u8 code, tp_fatal why);
 	void resp_fail(tp_qp &q, tp_fatal why);
 	void resp_recv_error(tp_qp &q, u32 psn, u8 syndrome, u8 nak_code);
 	bool resp_send_one(tp_qp &q);

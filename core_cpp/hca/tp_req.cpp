@@ -342,7 +342,7 @@ u32 transport::send(tp_qp &q, u64 now, u32 budget)
 
 bool transport::has_tx(const tp_qp &q, u64 now)
 {
-	if (q.ack_pending || q.res_tx != q.res_next)
+	if (q.ack_pending || q.res_tx != q.res_next || q.nak_due)
 		return true;
 	if (!q.ready_req || q.in_error || q.halted || (q.rnr_at && now < q.rnr_at))
 		return false;

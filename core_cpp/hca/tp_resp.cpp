@@ -34,7 +34,7 @@ void transport::start_responder(tp_qp &q)
 {
 	q.epsn = q.a.rq_psn & psn_mask;
 	q.msn = 0;
-	q.nak_sent = q.uc_drop = q.have_recv = q.ack_pending = false;
+	q.nak_sent = q.uc_drop = q.have_recv = q.ack_pending = q.nak_due = false;
 	q.in_msg = 0;
 	q.res_next = q.res_tx = q.res_tx_pkt = q.res_tx_start = q.res_fresh = 0;
 	for (u32 i = 0; i < q.res_cap; i++)
@@ -404,11 +404,26 @@ void transport::resp_recv_error(tp_qp &q, u32 psn, u8 syndrome, u8 nak_code)
 }
 
 // An error the requester is told of (RC) and that ends this QP; UC has
-// no NAK and drops the message instead.
+// no NAK and drops the message instead. Answers owed to earlier READs and
+// atomics go first: the requester must not see the NAK before them (it
+// would take their data for lost).
 void transport::resp_nak(tp_qp &q, u32 psn, u8 code, tp_fatal why)
 {
 	if (q.a.st != tp_st::rc)
 		return;
+	if (q.res_tx == q.res_next) {
+		resp_nak_now(q, psn, code, why);
+		return;
+	}
+	q.nak_due = true;
+	q.nak_psn = psn;
+	q.nak_code = code;
+	q.nak_why = why;
+}
+
+void transport::resp_nak_now(tp_qp &q, u32 psn, u8 code, tp_fatal why)
+{
+	q.nak_due = false;
 	// Sent now: the flush that follows forgets pending answers.
 	resp_emit_ack(q, psn, sy::nak | code);
 	resp_fail(q, why);
@@ -424,6 +439,10 @@ bool transport::resp_send_one(tp_qp &q)
 {
 	if (q.res_tx != q.res_next)
 		return resp_emit_res(q);
+	if (q.nak_due) {
+		resp_nak_now(q, q.nak_psn, q.nak_code, q.nak_why);
+		return false;
+	}
 	if (!q.ack_pending || !resp_emit_ack(q, q.ack_psn, q.ack_synd))
 		return false;
 	q.ack_pending = false;
@@ -470,7 +489,7 @@ bool transport::resp_emit_res(tp_qp &q)
 		// The key is checked again for every packet: it may be gone.
 		u8 c = ops_.remote_read(q, r.rkey, r.va + off, buf + hl, plen);
 		if (c) {
-			resp_nak(q, h.psn, c, tp_fatal::access);
+			resp_nak_now(q, h.psn, c, tp_fatal::access);
 			return false;
 		}
 	}
