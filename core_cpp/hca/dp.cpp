@@ -36,6 +36,7 @@ status data_path::init(const dp_deps &d, u32 max_qps, u32 max_cqs)
 	if (!watch_qp_ || !watch_cq_ || !watch_err_ || !active_ || !timed_)
 		return errc::nomem;
 	SCX_TRY(rx_.init(rx_pkts, rx_copies));
+	SCX_TRY(kdb_lock_.init(lock_class::hca_dp_kdb));
 	return lock_.init(lock_class::hca_dp);
 }
 
@@ -82,6 +83,42 @@ void data_path::wake_poller()
 {
 	kick();
 	wake_rx();
+}
+
+void data_path::kernel_doorbell(u32 qpn)
+{
+	{
+		lock_guard g(kdb_lock_);
+		bool seen = false;
+		for (u32 i = 0; i < kdb_n_ && !seen; i++)
+			seen = kdb_[i] == qpn;
+		if (!seen && kdb_n_ < kdb_cap)
+			kdb_[kdb_n_++] = qpn;
+		else if (!seen)
+			kdb_over_ = true;
+	}
+	wake_rx();
+}
+
+// The QPs kernel doorbells named: each gets a turn. Returns how many.
+u32 data_path::take_kernel_doorbells()
+{
+	u32 q[kdb_cap];
+	u32 n;
+	bool over;
+	{
+		lock_guard g(kdb_lock_);
+		n = kdb_n_;
+		over = kdb_over_;
+		copy_bytes(q, kdb_, n * sizeof(u32));
+		kdb_n_ = 0;
+		kdb_over_ = false;
+	}
+	for (u32 i = 0; i < n; i++)
+		activate_qpn(q[i]);
+	if (over)
+		sweep_ = true;
+	return n + over;
 }
 
 // Packets wait in the receive ring: the poller finds them there (no
@@ -232,7 +269,9 @@ u32 data_path::take_doorbells(u32 trap_uar)
 	// A trap's cost does not grow with the pages mapped: another page's
 	// stores trap on their own, or (a mapped page) are the poller's.
 	u32 rung = trap_uar != no_trap ? d_.uars->drain_one(trap_uar, take) : d_.uars->drain(take);
-	// A kick names nothing (kernel queues): a sweep finds its QP.
+	if (trap_uar == no_trap)
+		rung += take_kernel_doorbells();
+	// A kick names nothing (a peer's request): a sweep finds its QP.
 	if (kicked_.exchange(0, mo::acq_rel)) {
 		rung++;
 		if (!named)

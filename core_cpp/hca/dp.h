@@ -210,8 +210,12 @@ public:
 	// One round: doorbells, due timers, the work they reveal. Returns the
 	// microseconds the caller may sleep before the next round (0: none).
 	u32 poll();
-	// A doorbell arrived through BAR0 (kernel-owned queues).
+	// Something changed that only a sweep finds (a peer's request).
 	void kick() { kicked_.store(1, mo::release); }
+	// A send doorbell of a kernel-owned QP, written through BAR0 (any
+	// context, never sleeps): the QP it names gets a turn in the
+	// poller's next round, and the poller is woken.
+	void kernel_doorbell(u32 qpn);
 	// The firmware died: no round does anything from now on.
 	void halt() { halted_.store(1, mo::release); }
 	// A store to UAR page uar landed (the writer trapped on it): run a
@@ -300,6 +304,7 @@ private:
 	void write_grh(const u8 *av, const u8 *sgid, u32 l4, u8 *grh);
 	void wake_poller();
 	void wake_rx();
+	u32 take_kernel_doorbells();
 	// One event into the Q counter set of rt (this device's sets).
 	void count(const qp_runtime &rt, qc c)
 	{
@@ -312,6 +317,15 @@ private:
 	dp_policy policy_{};
 	spinlock lock_;
 	atomic<u32> kicked_{0};
+	// QPNs named by kernel doorbells since the last round; more than fit
+	// make a sweep. Its own lock: the writer may hold locks of its own
+	// (a caller of post_send with interrupts off) and must not wait for
+	// a pass.
+	static constexpr u32 kdb_cap = 64;
+	spinlock kdb_lock_;
+	u32 kdb_[kdb_cap] = {};
+	u32 kdb_n_ = 0;
+	bool kdb_over_ = false;
 	atomic<u32> halted_{0};
 	dp_stats stats_{};
 	bool busy_ = false;      // this round found a peer port locked

@@ -110,6 +110,10 @@ void qp_table::create(cmd_ctx &c)
 	if (prm::get(hdr, in::wq_umem_valid) || prm::get(qpc, q::dbr_umem_valid))
 		return (void)c.fail(st::bad_param_err, synd::qp_umem_unsupported);
 	u8 qst = u8(prm::get(qpc, q::st));
+	// QP1 (GSI) is a UD QP that packets address as QPN 1; one per port.
+	const bool gsi = qst == prm::qpc_st::qp1;
+	if (gsi)
+		qst = prm::qpc_st::ud;
 	if (qst != prm::qpc_st::rc && qst != prm::qpc_st::uc && qst != prm::qpc_st::ud)
 		return (void)c.fail(st::bad_param_err, synd::qp_bad_st);
 	// Features that change what the WQEs or the buffer mean.
@@ -241,6 +245,7 @@ void qp_table::create(cmd_ctx &c)
 	}
 
 	copy_bytes(img, qpc, q::size_bytes);
+	prm::set(img, q::st, qst);
 	prm::set(img, q::state, qs::rst);
 	prm::set(img, q::hw_sq_wqebb_counter, 0);
 	prm::set(img, q::sw_sq_wqebb_counter, 0);
@@ -249,6 +254,7 @@ void qp_table::create(cmd_ctx &c)
 	clear_transport(img); // RESET has none, whatever the create context held
 	prm::set(img, q::counter_set_id, counter);
 	rt.st = qst;
+	rt.gsi = gsi;
 	rt.state = qs::rst;
 	rt.rq_type = rq_type;
 	rt.pd = pd;
@@ -270,7 +276,12 @@ void qp_table::create(cmd_ctx &c)
 	result<u32> qpn = errc::nospc;
 	{
 		lock_guard g(lock_);
-		qpn = table_.insert(qp);
+		if (gsi && gsi_qpn_)
+			qpn = errc::exist;
+		else
+			qpn = table_.insert(qp);
+		if (qpn && gsi)
+			gsi_qpn_ = *qpn;
 		if (qpn) {
 			rt.qpn = *qpn;
 			rt.tp->owner = &rt;
@@ -288,6 +299,8 @@ void qp_table::create(cmd_ctx &c)
 	}
 	if (!qpn) {
 		undo_mem();
+		if (qpn.error().code() == errc::exist)
+			return (void)c.fail(st::bad_param_err, synd::qp_gsi_exists);
 		return (void)c.fail(st::no_res_err, synd::qp_exhausted);
 	}
 	live_++;
@@ -504,6 +517,8 @@ void qp_table::destroy(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		qp = table_.remove(prm::get(c.in, in::qpn));
+		if (qp && qp->rt.gsi)
+			gsi_qpn_ = 0;
 		epoch_++;
 	}
 	if (!qp)
@@ -554,6 +569,8 @@ void qp_table::reset()
 		{
 			lock_guard g(lock_);
 			q = table_.remove(table_.first() + n);
+			if (q && q->rt.gsi)
+				gsi_qpn_ = 0;
 			epoch_++;
 		}
 		if (q)

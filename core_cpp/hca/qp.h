@@ -71,6 +71,7 @@ struct qp_path {
 struct qp_runtime {
 	u32 qpn;
 	u8 st;              // prm::qpc_st: rc, uc or ud
+	u8 gsi;             // the port's QP1 (created as st QP1, runs as UD)
 	u8 state;           // prm::qpc_state
 	u8 rq_type;         // prm::qp_rq_type: non_zero, srq or zero_len
 	u8 flush_pending;   // entered ERR with work outstanding: flush it
@@ -160,6 +161,9 @@ struct qp_deps {
 class qp_table {
 public:
 	static constexpr u32 first_qpn = 2; // QP0 and QP1 are the special QPs
+	// The port's GSI QP (st QP1) has a QPN of its own, as on a ConnectX;
+	// packets know it as QPN 1.
+	static constexpr u32 gsi_wire_qpn = 1;
 
 	qp_table() = default;
 	~qp_table();
@@ -210,6 +214,8 @@ public:
 	// or frees a QP holds it too): the live QP, and the live QP numbers.
 	qp_runtime *dp_get(u32 qpn)
 	{
+		if (qpn == gsi_wire_qpn)
+			qpn = gsi_qpn_;
 		qp_ctx *q = table_.get(qpn);
 		return q ? &q->rt : nullptr;
 	}
@@ -230,6 +236,7 @@ private:
 
 	qp_deps d_{};
 	u32 live_ = 0;
+	u32 gsi_qpn_ = 0;   // 0: none
 	u32 epoch_ = 0;
 	u32 state_epoch_ = 0;
 	spinlock lock_;

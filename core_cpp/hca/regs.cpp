@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "hca/regs.h"
 
+#include "lib/endian.h"
 #include "prm/init_seg.h"
 #include "prm/uar.h"
+#include "prm/wqe.h"
 #include "softcx/env.h"
 
 namespace scx::hca {
@@ -90,6 +92,19 @@ void bar0_regs::write32(u32 offset, u32 value)
 		eqs_->doorbell(uar, at, value);
 }
 
+namespace {
+
+// A send doorbell is the first 8 bytes of the WQE's ctrl segment, as
+// written (big-endian on the bus); the QPN sits in the second dword.
+u32 sq_doorbell_qpn(u64 value)
+{
+	u8 db[8];
+	store_be(db, value);
+	return u32(prm::get(db, prm::wqe_ctrl_seg::qpn));
+}
+
+} // namespace
+
 void bar0_regs::write64(u32 offset, u64 value)
 {
 	u32 uar, at;
@@ -97,7 +112,7 @@ void bar0_regs::write64(u32 offset, u64 value)
 		if (at == prm::uar_page::cq_doorbell)
 			cqs_->doorbell(uar, value);
 		else if (at >= prm::uar_page::bf_offset)
-			dp_->kick(); // a send doorbell of a kernel-owned QP
+			dp_->kernel_doorbell(sq_doorbell_qpn(value));
 		return;
 	}
 	// A 64-bit write to the init segment is two register writes, high

@@ -139,6 +139,7 @@ constexpr u32 qp_bad_gid_index = make(0x0c, 0x19);    // BAD_PARAM: src_addr_ind
 constexpr u32 qp_bad_rd_atomic = make(0x0c, 0x1a);    // BAD_PARAM: log_sra_max/log_rra_max above the caps
 constexpr u32 qp_bad_msg_max = make(0x0c, 0x1b);      // BAD_PARAM: log_msg_max above log_max_msg
 constexpr u32 qp_mtu_over_port = make(0x0c, 0x1c);    // BAD_PARAM: RC/UC INIT2RTR mtu's packets exceed the port MTU
+constexpr u32 qp_gsi_exists = make(0x0c, 0x1d);       // BAD_PARAM: st QP1 while the port has one
 
 // 0d: SRQ
 constexpr u32 srq_exhausted = make(0x0d, 0x01);       // NO_RES: all SRQ numbers in use

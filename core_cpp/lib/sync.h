@@ -22,6 +22,7 @@ enum class lock_class : unsigned {
 	hca_srq,
 	hca_dp,
 	hca_dp_rx,
+	hca_dp_kdb,
 };
 
 class spinlock {
