@@ -299,10 +299,11 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 entries, cqn;
 	int err;
 
-	/* Kernel consumers (no udata) are not served yet. */
-	if (!udata || !uc)
-		return -EOPNOTSUPP;
 	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!udata)
+		return scx_create_kcq(ibcq, attr);
+	if (!uc)
 		return -EOPNOTSUPP;
 	if (udata->inlen < offsetof(struct mlx5_ib_create_cq, flags))
 		return -EINVAL;
@@ -369,6 +370,8 @@ int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct scx_ibcq *cq = container_of(ibcq, struct scx_ibcq, ibcq);
 	int err;
 
+	if (cq->kcq)
+		return scx_destroy_kcq(ibcq);
 	err = scx_verbs_destroy_cq(to_drv(ibcq->device), cq->core);
 	scx_unpin_dbrec(cq->dbrec);
 	ib_umem_release(cq->umem);
@@ -388,7 +391,9 @@ int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE || !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
-	if (udata) {
+	if (!udata) {
+		scx_kah_build(container_of(ibah, struct scx_ah, ibah), attr);
+	} else {
 		if (udata->outlen < min_len)
 			return -EINVAL;
 		resp.response_length = min_len;

@@ -7,6 +7,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "softcx/driver.h"
+#include "softcx/kverbs.h"
 #include "softcx/verbs.h"
 #include "device.h"
 
@@ -78,6 +79,7 @@ struct scx_pd {
 
 struct scx_ah {
 	struct ib_ah ibah;
+	u8 av[SCX_KAV_BYTES];	/* kernel AHs: what their UD WQEs carry */
 };
 
 struct scx_qp {
@@ -87,6 +89,11 @@ struct scx_qp {
 	struct ib_qp_cap cap;
 	struct ib_umem *umem;
 	struct scx_dbrec_page *dbrec;
+	/* A kernel consumer's QP: its rings, and who may post to them. */
+	struct scx_kqp *kqp;
+	spinlock_t sq_lock;
+	spinlock_t rq_lock;
+	bool sig_all;
 };
 
 struct scx_srq {
@@ -112,6 +119,9 @@ struct scx_ibcq {
 	struct scx_cq *core;
 	struct ib_umem *umem;
 	struct scx_dbrec_page *dbrec;
+	/* A kernel consumer's CQ: its ring, polled and armed under lock. */
+	struct scx_drv_cq *kcq;
+	spinlock_t lock;
 };
 
 /* ib_uar.c: UAR pages, their mappings and doorbell traps. */
@@ -126,6 +136,14 @@ bool scx_uar_trapping(void);
 static inline struct scx_ibdev *to_sdev(struct ib_device *ib)
 {
 	return container_of(ib, struct scx_ibdev, ib);
+}
+
+/* The QPN the device knows a QP by (a GSI QP is QP 1 to the core). */
+static inline u32 scx_qp_hwn(struct ib_qp *ibqp)
+{
+	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
+
+	return qp->kqp ? scx_kqp_qpn(qp->kqp) : ibqp->qp_num;
 }
 
 static inline struct scx_drv *to_drv(struct ib_device *ib)
@@ -175,6 +193,18 @@ int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_a
 		   struct ib_udata *udata);
 int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
+
+/* ib_kverbs.c */
+int scx_create_kcq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr);
+int scx_destroy_kcq(struct ib_cq *ibcq);
+int scx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int scx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int scx_create_kqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init);
+int scx_destroy_kqp(struct ib_qp *ibqp);
+int scx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad_wr);
+int scx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
+struct ib_mr *scx_get_dma_mr(struct ib_pd *ibpd, int access);
+void scx_kah_build(struct scx_ah *ah, const struct rdma_ah_attr *attr);
 
 /* ib_counters.c */
 int scx_counters_init(void);

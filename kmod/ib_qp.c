@@ -34,15 +34,21 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	case IB_QPT_UD:
 		p.type = SCX_QPT_UD;
 		break;
+	case IB_QPT_GSI:
+		/* The port's QP1 is the kernel's (ib_mad). */
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* Kernel consumers (no udata) are not served yet. */
-	if (!udata || !uc)
-		return -EOPNOTSUPP;
 	/* mlx5_ib's one create flag for UD that softcx has: block_lb_mc. */
 	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK ||
 	    (init->create_flags && init->qp_type != IB_QPT_UD))
+		return -EOPNOTSUPP;
+	if (!udata)
+		return scx_create_kqp(ibqp, init);
+	if (!uc)
 		return -EOPNOTSUPP;
 	if (udata->inlen < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
 		return -EINVAL;
@@ -138,6 +144,8 @@ int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
 	int err;
 
+	if (qp->kqp)
+		return scx_destroy_kqp(ibqp);
 	err = scx_verbs_destroy_qp(to_drv(ibqp->device), ibqp->qp_num);
 	if (err)
 		return err;
@@ -216,6 +224,7 @@ int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	if (cur == IB_QPS_RESET && new == IB_QPS_RESET)
 		goto out;
 
+	/* GSI: UD to the device, QP1 to the wire. */
 	m.type = ibqp->qp_type == IB_QPT_RC ? SCX_QPT_RC :
 		 ibqp->qp_type == IB_QPT_UC ? SCX_QPT_UC : SCX_QPT_UD;
 	m.cur_state = cur;
@@ -243,9 +252,12 @@ int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 		m.mask |= SCX_QP_COUNTER;
 	if (mask & IB_QP_AV)
 		scx_fill_path(ibqp, attr, &m);
-	err = scx_verbs_modify_qp(to_drv(ibqp->device), ibqp->qp_num, &m);
+	err = scx_verbs_modify_qp(to_drv(ibqp->device), scx_qp_hwn(ibqp), &m);
+	/* The device counts its queues from 0 again after RESET. */
+	if (!err && qp->kqp && new == IB_QPS_RESET)
+		scx_kqp_reset(qp->kqp);
 	if (!err)
-		qp->state = new;
+		WRITE_ONCE(qp->state, new);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -271,7 +283,7 @@ int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter)
 		m.mask = SCX_QP_STATE | SCX_QP_COUNTER;
 		m.port = 1;
 		m.counter_set_id = counter ? counter->id : to_sdev(ibqp->device)->port_counter_set;
-		err = scx_verbs_modify_qp(to_drv(ibqp->device), ibqp->qp_num, &m);
+		err = scx_verbs_modify_qp(to_drv(ibqp->device), scx_qp_hwn(ibqp), &m);
 	}
 	if (!err)
 		ibqp->counter = counter;
@@ -286,7 +298,7 @@ int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct scx_qp_attr q;
 	int err;
 
-	err = scx_verbs_query_qp(to_drv(ibqp->device), ibqp->qp_num, &q);
+	err = scx_verbs_query_qp(to_drv(ibqp->device), scx_qp_hwn(ibqp), &q);
 	if (err)
 		return err;
 	memset(attr, 0, sizeof(*attr));

@@ -69,6 +69,13 @@ int scx_drv_cq_destroy(struct scx_drv_cq *cq)
 
 unsigned int scx_drv_cq_poll(struct scx_drv_cq *cq, unsigned int max) { return cq->q.poll(max); }
 
+unsigned int scx_drv_cq_poll_cqes(struct scx_drv_cq *cq, struct scx_kcqe *out, unsigned int max)
+{
+	return cq->q.poll(out, max);
+}
+
+bool scx_drv_cq_pending(struct scx_drv_cq *cq) { return cq->q.pending(); }
+
 void scx_drv_cq_arm(struct scx_drv_cq *cq, bool solicited_only) { cq->q.arm(solicited_only); }
 
 void scx_drv_cq_get_info(struct scx_drv_cq *cq, struct scx_drv_cq_info *info)

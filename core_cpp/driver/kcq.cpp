@@ -105,22 +105,39 @@ status kcq::destroy()
 	return status::ok();
 }
 
-u32 kcq::poll(u32 max)
+// The CQE at the consumer index if the device has handed it over (owner
+// bit of the current lap, opcode not INVALID), else null.
+const u8 *kcq::ready() const
 {
 	const u32 mask = (1u << log_size_) - 1;
+	const u8 *e = mem_ + (ci_ & mask) * cqe_bytes;
+	// op_own shares its dword with the signature and wqe_counter:
+	// read that dword once and decode a private copy.
+	u32 w = __atomic_load_n(reinterpret_cast<const u32 *>(e + own_dword), __ATOMIC_ACQUIRE);
+	u8 snap[cqe_bytes] = {};
+	copy_bytes(snap + own_dword, &w, 4);
+	if (prm::get(snap, prm::cqe64::opcode) == prm::cqe_opcode::invalid ||
+	    prm::get(snap, prm::cqe64::owner) != ((ci_ >> log_size_) & 1))
+		return nullptr;
+	return e;
+}
+
+u32 kcq::poll(u32 max)
+{
 	u32 n = 0;
-	while (n < max) {
-		const u8 *e = mem_ + (ci_ & mask) * cqe_bytes;
-		// op_own shares its dword with the signature and wqe_counter:
-		// read that dword once and decode a private copy.
-		u32 w = __atomic_load_n(reinterpret_cast<const u32 *>(e + own_dword), __ATOMIC_ACQUIRE);
-		u8 snap[cqe_bytes] = {};
-		copy_bytes(snap + own_dword, &w, 4);
-		if (prm::get(snap, prm::cqe64::opcode) == prm::cqe_opcode::invalid ||
-		    prm::get(snap, prm::cqe64::owner) != ((ci_ >> log_size_) & 1))
-			break;
+	for (; n < max && ready(); n++)
 		ci_++;
-		n++;
+	if (n)
+		publish_ci();
+	return n;
+}
+
+u32 kcq::poll(scx_kcqe *out, u32 max)
+{
+	u32 n = 0;
+	for (const u8 *e; n < max && (e = ready()); n++) {
+		decode_cqe(e, &out[n]);
+		ci_++;
 	}
 	if (n)
 		publish_ci();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "driver/device.h"
+#include "softcx/kverbs.h"
 
 namespace scx::driver {
 
@@ -18,6 +19,9 @@ struct kcq_config {
 	cq_event_fn event = nullptr; // hardirq context (CQ_ERROR)
 	void *ctx = nullptr;
 };
+
+// A CQE as kernel verbs see it (the WQE it completes, status, lengths).
+void decode_cqe(const u8 *cqe, scx_kcqe *out);
 
 class kcq {
 public:
@@ -40,6 +44,10 @@ public:
 	// the current lap, opcode not INVALID) and publishes the new consumer
 	// index. Returns how many. poll() and arm() must not run concurrently.
 	u32 poll(u32 max);
+	// The same, each CQE decoded into out (mlx5_ib's poll_one).
+	u32 poll(scx_kcqe *out, u32 max);
+	// A CQE is waiting to be polled.
+	bool pending() const { return ready() != nullptr; }
 	// Asks for a completion event on the next CQE (the next solicited one
 	// if solicited_only); CQEs written but not yet consumed fire it at once.
 	void arm(bool solicited_only = false);
@@ -50,6 +58,7 @@ public:
 	const core_cq &core() const { return cq_; }
 
 private:
+	const u8 *ready() const;
 	void publish_ci();
 	void free_mem();
 

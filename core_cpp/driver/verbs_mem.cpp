@@ -7,6 +7,7 @@
 #include "prm/cmd.h"
 #include "prm/cq.h"
 #include "prm/mkey.h"
+#include "softcx/kverbs.h"
 #include "softcx/verbs.h"
 
 using namespace scx;
@@ -91,6 +92,30 @@ int scx_verbs_create_mkey(struct scx_drv *drv, const struct scx_mr_params *p, ui
 	}
 	result<u32> k = driver::cmd::create_mkey(drv->dev.cmd(), in, inlen);
 	free_bytes(in);
+	if (!k)
+		return k.error().to_errno();
+	*key = *k;
+	return 0;
+}
+
+int scx_verbs_create_dma_mkey(struct scx_drv *drv, uint32_t pdn, uint32_t access, uint32_t *key)
+{
+	namespace ci = prm::create_mkey_in;
+	u8 in[ci::klm_pas_mtt.byte_off] = {};
+	u8 *mkc = prm::at(in, ci::memory_key_mkey_entry);
+	// Physical-address mode from 0, length64: every bus address the
+	// function may reach (its IOMMU still decides which those are).
+	prm::set(mkc, prm::mkc::access_mode_1_0, prm::mkc_access_mode::pa);
+	prm::set(mkc, prm::mkc::length64, 1);
+	prm::set(mkc, prm::mkc::lr, 1);
+	prm::set(mkc, prm::mkc::lw, (access & SCX_ACCESS_LOCAL_WRITE) != 0);
+	prm::set(mkc, prm::mkc::rw, (access & SCX_ACCESS_REMOTE_WRITE) != 0);
+	prm::set(mkc, prm::mkc::rr, (access & SCX_ACCESS_REMOTE_READ) != 0);
+	prm::set(mkc, prm::mkc::a, (access & SCX_ACCESS_REMOTE_ATOMIC) != 0);
+	prm::set(mkc, prm::mkc::qpn, 0xffffff);
+	prm::set(mkc, prm::mkc::mkey_7_0, next_key_variant());
+	prm::set(mkc, prm::mkc::pd, pdn);
+	result<u32> k = driver::cmd::create_mkey(drv->dev.cmd(), in, sizeof(in));
 	if (!k)
 		return k.error().to_errno();
 	*key = *k;
