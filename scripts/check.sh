@@ -191,7 +191,7 @@ if stage module_stock make module-stock; then
 	mkdir -p "$out/overlay-stock"
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
-	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,pyverbs
+	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,cm,pyverbs
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts tsc=reliable
 	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
 	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
@@ -216,7 +216,7 @@ if stage module_stock make module-stock; then
 		echo "---- $fl kernel ($k${without:+, no $without})"
 		mkdir -p "$out/overlay-$fl"
 		cp "build/kmod-$k/src/softcx.ko" build/verbs/* tests/vm/guest/* "$out/overlay-$fl/"
-		fl_parts=softcx-load,softcx-cmd,softcx-ib,datapath,iommu,events,uar,counters,robust
+		fl_parts=softcx-load,softcx-cmd,softcx-ib,datapath,iommu,events,uar,counters,robust,cm
 		[ $fl = rt ] && fl_parts=$fl_parts,two-ports
 		GUEST_KVER=$k WITHOUT=$without guest "$fl" tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-$fl" \
 			-- suite=$fl_parts
@@ -246,7 +246,7 @@ if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk
 	# size (datapath-sweeps, ~5 min), two-ports (~6 min) and rdma-core's
 	# suite (pyverbs, ~8 min); make check runs those on the stock kernel.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust vo_iter=100 wf_iter=1000 perf_bw_iters=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust,cm vo_iter=100 wf_iter=1000 perf_bw_iters=1000
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do

@@ -1,0 +1,94 @@
+#!/bin/bash
+# In-guest: the RDMA connection manager on softcx (kernel verbs, QP1, ib_cm,
+# rdma_cm) with the standard rdmacm-utils and perftest -R, each run on
+# softcx_0 (dummy0, 10.0.0.1) and, as the reference, on rxe0 (dummy1,
+# 10.0.1.1): every RESULT names rxe's outcome in the same boot. The two
+# devices sit on different netdevs so that an address names one device.
+set -uo pipefail
+. "${BASH_SOURCE%/*}/common.sh"
+
+RXE_IP=10.0.1.1
+CM_ITERS=${CM_ITERS:-200}
+
+softcx_up cm
+dbg=/sys/kernel/debug/softcx/softcx_0
+rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
+have_rxe=0
+if ! rxe_absent; then
+	if run_t 10 ip link add dummy1 type dummy && run_t 10 ip addr add "$RXE_IP/24" dev dummy1 &&
+		run_t 10 ip link set dummy1 up && rxe_up rxe0 dummy1 && roce_v2_ipv4_gid_index rxe0 >/dev/null; then
+		have_rxe=1
+	else
+		result cm_rxe_up FAIL
+	fi
+fi
+
+# pair NAME SERVER_CMD... -- CLIENT_CMD...: the server in the background,
+# the client after it listens (retried while it does not yet); both must
+# exit 0. Sets PAIR_OUT to the client's output.
+pair() {
+	local name=$1 srv=() cli=() srv_rc=0 cli_rc=0 try spid log=/tmp/cm-$1.srv
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	echo "+ server: ${srv[*]}" >&2
+	timeout 240 "${srv[@]}" >"$log" 2>&1 &
+	spid=$!
+	sleep 1
+	for ((try = 0; try < 5; try++)); do
+		cli_rc=0
+		run_t 240 "${cli[@]}" || cli_rc=$?
+		[ $cli_rc != 0 ] && kill -0 "$spid" 2>/dev/null &&
+			[[ $RUN_OUT == *"REJECTED"* || $RUN_OUT == *"refused"* || $RUN_OUT == *"rdma_connect"* ]] || break
+		sleep 1
+	done
+	PAIR_OUT=$RUN_OUT
+	wait "$spid" || srv_rc=$?
+	echo "+ server exit status $srv_rc:" >&2
+	cat "$log" >&2
+	PAIR_TRIES=$try
+	[ $srv_rc = 0 ] && [ $cli_rc = 0 ]
+}
+
+# cm_test NAME ARGS: runs the pair on softcx, then on rxe, and reports
+# softcx's outcome with rxe's named. In ARGS, @IP@ is the device's address
+# and @DEV@ its name (perftest opens the device it is given, else the
+# first one, whatever address rdma_cm resolved).
+# The softcx run must move packets through softcx_0 (its data path counts
+# every packet it takes in, CM MADs on QP1 included), the rxe run none.
+cm_test() {
+	local name=$1 ok=FAIL note rxe=absent args r0 r1
+	shift
+	args=("${@//@IP@/$PEER_IP}")
+	r0=$(rx_pkts)
+	pair "$name" "${args[@]//@DEV@/softcx_0}" && ok=PASS
+	r1=$(rx_pkts)
+	[ "$r1" -gt "$r0" ] || { ok=FAIL; echo "softcx_0 took no packet" >&2; }
+	note="softcx tries=$((PAIR_TRIES + 1)), $((r1 - r0)) packets"
+	if [ $have_rxe = 1 ]; then
+		args=("${@//@IP@/$RXE_IP}")
+		if pair "$name-rxe" "${args[@]//@DEV@/rxe0}"; then rxe=pass; else rxe=fail; fi
+		r0=$(rx_pkts)
+		[ "$r0" = "$r1" ] || rxe="$rxe, but softcx_0 took $((r0 - r1)) packets of it"
+	fi
+	result "cm_$name" "$ok" "$note; rxe: $rxe"
+}
+
+cm_test rping rping -s -a @IP@ -V -C "$CM_ITERS" -S 1024 -- rping -c -a @IP@ -V -C "$CM_ITERS" -S 1024
+cm_test ucmatose ucmatose -c 4 -C 50 -S 1024 -- ucmatose -s @IP@ -c 4 -C 50 -S 1024
+cm_test udaddy udaddy -c 2 -C 10 -S 512 -- udaddy -s @IP@ -c 2 -C 10 -S 512
+cm_test rdma_server rdma_server -- rdma_client -s @IP@
+cm_test send_bw_R ib_send_bw -d @DEV@ -R -n 200 -s 4096 -- ib_send_bw -d @DEV@ -R -n 200 -s 4096 @IP@
+cm_test write_bw_R ib_write_bw -d @DEV@ -R -n 200 -s 4096 -- ib_write_bw -d @DEV@ -R -n 200 -s 4096 @IP@
+cm_test read_bw_R ib_read_bw -d @DEV@ -R -n 200 -s 4096 -- ib_read_bw -d @DEV@ -R -n 200 -s 4096 @IP@
+cm_test send_lat_R ib_send_lat -d @DEV@ -R -n 200 -s 64 -- ib_send_lat -d @DEV@ -R -n 200 -s 64 @IP@
+
+# QP1 and the CM keep working after all that: one more short rping.
+cm_test rping_again rping -s -a @IP@ -V -C 10 -- rping -c -a @IP@ -V -C 10
+
+softcx_down cm
+finish
