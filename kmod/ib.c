@@ -50,9 +50,13 @@ static int scx_query_device(struct ib_device *ib, struct ib_device_attr *attr, s
 	attr->max_qp = a.max_qp;
 	attr->max_qp_wr = a.max_qp_wr;
 	/* Windows of type 1 and 2B, as mlx5 reports them. */
+	/* Fast registration (REG_MR, LOCAL_INV, remote invalidation) for
+	 * kernel consumers.
+	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = SCX_MAX_FRWR_PAGES;
 	/*
 	 * ON_DEMAND_PAGING only so that the core lets an ODP registration
 	 * reach reg_user_mr, which refuses it with EOPNOTSUPP (the answer for
@@ -253,6 +257,7 @@ static const struct ib_device_ops scx_ib_ops = {
 
 	.add_gid = scx_add_gid,
 	.alloc_hw_port_stats = scx_alloc_hw_port_stats,
+	.alloc_mr = scx_alloc_mr,
 	.alloc_mw = scx_alloc_mw,
 	.alloc_pd = scx_alloc_pd,
 	.alloc_ucontext = scx_alloc_ucontext,
@@ -281,6 +286,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.get_hw_stats = scx_get_hw_stats,
 	.get_link_layer = scx_get_link_layer,
 	.get_port_immutable = scx_get_port_immutable,
+	.map_mr_sg = scx_map_mr_sg,
 	.mmap = scx_mmap,
 	.mmap_free = scx_mmap_free,
 	.modify_qp = scx_modify_qp,

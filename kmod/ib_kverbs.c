@@ -111,6 +111,8 @@ static const enum ib_wc_opcode scx_wc_opcode[] = {
 	[SCX_KWC_RDMA_READ] = IB_WC_RDMA_READ,
 	[SCX_KWC_COMP_SWAP] = IB_WC_COMP_SWAP,
 	[SCX_KWC_FETCH_ADD] = IB_WC_FETCH_ADD,
+	[SCX_KWC_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[SCX_KWC_REG_MR] = IB_WC_REG_MR,
 	[SCX_KWC_RECV] = IB_WC_RECV,
 	[SCX_KWC_RECV_RDMA_WITH_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
 };
@@ -227,6 +229,7 @@ int scx_create_kqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init)
 	p.max_send_sge = init->cap.max_send_sge;
 	p.max_recv_sge = init->cap.max_recv_sge;
 	p.max_inline = init->cap.max_inline_data;
+	p.dma_lkey = ibqp->pd->local_dma_lkey;
 	err = scx_kqp_create(to_drv(ibqp->device), &p, &qp->kqp);
 	if (err)
 		return err;
@@ -292,6 +295,8 @@ static int scx_kwr_opcode(enum ib_wr_opcode op)
 	case IB_WR_RDMA_READ: return SCX_KWR_READ;
 	case IB_WR_ATOMIC_CMP_AND_SWP: return SCX_KWR_ATOMIC_CS;
 	case IB_WR_ATOMIC_FETCH_AND_ADD: return SCX_KWR_ATOMIC_FA;
+	case IB_WR_REG_MR: return SCX_KWR_REG_MR;
+	case IB_WR_LOCAL_INV: return SCX_KWR_LOCAL_INV;
 	default: return -EINVAL;
 	}
 }
@@ -318,9 +323,19 @@ static int scx_kwr_of(struct scx_qp *qp, const struct ib_send_wr *wr, struct scx
 		k->flags |= SCX_KWR_INLINE;
 	if (op == SCX_KWR_SEND_IMM || op == SCX_KWR_WRITE_IMM)
 		k->imm_be = (__force u32)wr->ex.imm_data;
-	if (op == SCX_KWR_SEND_INV)
+	if (op == SCX_KWR_SEND_INV || op == SCX_KWR_LOCAL_INV)
 		k->inv_rkey = wr->ex.invalidate_rkey;
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+	if (op == SCX_KWR_REG_MR) {
+		struct scx_mr *mr = container_of(reg_wr(wr)->mr, struct scx_mr, ibmr);
+
+		if (!mr->kmr)
+			return -EINVAL;
+		k->mr = mr->kmr;
+		k->reg_key = reg_wr(wr)->key;
+		k->reg_access = scx_access(reg_wr(wr)->access);
+	} else if (op == SCX_KWR_LOCAL_INV) {
+		/* nothing more: the key is in inv_rkey */
+	} else if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;
 		k->av = container_of(ud_wr(wr)->ah, struct scx_ah, ibah)->av;
@@ -432,4 +447,63 @@ void scx_kah_build(struct scx_ah *ah, const struct rdma_ah_attr *attr)
 	 */
 	p.udp_sport = grh->flow_label ? rdma_flow_label_to_udp_sport(grh->flow_label) : 0xc000;
 	scx_kav_build(&p, ah->av);
+}
+
+/* Fast registration (ib_alloc_mr): a free key and the page list for REG_MR. */
+struct ib_mr *scx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
+{
+	struct scx_pd *pd = container_of(ibpd, struct scx_pd, ibpd);
+	struct scx_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SCX_MAX_FRWR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_mr;
+	}
+	mr->max_pages = max_num_sg;
+	err = scx_kmr_create(to_drv(ibpd->device), pd->pdn, max_num_sg, &mr->kmr);
+	if (err)
+		goto err_pages;
+	mr->ibmr.lkey = scx_kmr_key(mr->kmr);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	scx_obj_inc(ibpd->device, SCX_OBJ_MR);
+	return &mr->ibmr;
+
+err_pages:
+	kfree(mr->pages);
+err_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int scx_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+int scx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents, unsigned int *sg_offset)
+{
+	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
+	int n, err;
+
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, scx_set_page);
+	if (n <= 0)
+		return n;
+	err = scx_kmr_set_pages(mr->kmr, mr->pages, mr->npages, ilog2(ibmr->page_size), ibmr->iova,
+				ibmr->length);
+	return err ? err : n;
 }

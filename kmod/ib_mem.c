@@ -222,6 +222,15 @@ int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
 	int err;
 
+	if (mr->kmr) {
+		err = scx_kmr_destroy(mr->kmr);
+		if (err)
+			return err;
+		kfree(mr->pages);
+		scx_obj_dec(ibmr->device, SCX_OBJ_MR);
+		kfree(mr);
+		return 0;
+	}
 	err = scx_verbs_destroy_mkey(to_drv(ibmr->device), ibmr->lkey);
 	if (err)
 		return err;

@@ -111,7 +111,15 @@ struct scx_mw {
 struct scx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	/* A fast-registration MR (ib_alloc_mr): its key and page list. */
+	struct scx_kmr *kmr;
+	u64 *pages;
+	u32 npages;
+	u32 max_pages;
 };
+
+/* Pages one fast registration may name (max_fast_reg_page_list_len). */
+#define SCX_MAX_FRWR_PAGES 512
 
 struct scx_ibcq {
 	struct ib_cq ibcq;
@@ -204,6 +212,8 @@ int scx_destroy_kqp(struct ib_qp *ibqp);
 int scx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad_wr);
 int scx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
 struct ib_mr *scx_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *scx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int scx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents, unsigned int *sg_offset);
 void scx_kah_build(struct scx_ah *ah, const struct rdma_ah_attr *attr);
 
 /* ib_counters.c */

@@ -8,6 +8,7 @@
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -484,11 +485,97 @@ static void kverbs_ud_ah(struct kunit *test)
 	local_irq_restore(flags);
 }
 
+/* Posts one signalled WR on qp and returns its completion's status. */
+static int kv_one(struct kunit *test, struct ib_qp *qp, struct ib_send_wr *wr)
+{
+	struct kv_ctx *c = test->priv;
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	if (ib_post_send(qp, wr, &bad))
+		return -1;
+	if (kv_poll(c->cq, &wc, 1) != 1)
+		return -2;
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr->wr_id);
+	return wc.status;
+}
+
+/*
+ * Fast registration as NVMe over RDMA uses it: ib_alloc_mr, ib_map_mr_sg
+ * over two pages of a scatterlist, IB_WR_REG_MR; the peer writes through
+ * the new rkey into both pages; IB_WR_LOCAL_INV ends it (the next write
+ * fails with a remote access error).
+ */
+static void kverbs_frwr(struct kunit *test)
+{
+	struct kv_ctx *c = test->priv;
+	struct ib_reg_wr reg = {};
+	struct ib_rdma_wr wr = {};
+	struct ib_send_wr inv = {};
+	struct scatterlist sgl[2];
+	struct ib_sge s;
+	struct ib_mr *mr;
+	u8 *pages;
+	int n;
+
+	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
+	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
+	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
+	kv_up(test, c->qp[0], c->qp[1]->qp_num);
+	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+	KUNIT_ASSERT_TRUE(test, c->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+	mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 8);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	pages = (u8 *)__get_free_pages(GFP_KERNEL | __GFP_ZERO, 2);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	/* Two pages in reverse order: the registration must follow the list. */
+	sg_init_table(sgl, 2);
+	sg_set_buf(&sgl[0], pages + 2 * PAGE_SIZE, PAGE_SIZE);
+	sg_set_buf(&sgl[1], pages, PAGE_SIZE);
+	n = ib_dma_map_sg(c->dev, sgl, 2, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sgl, n, NULL, PAGE_SIZE), n);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 30;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	KUNIT_EXPECT_EQ(test, kv_one(test, c->qp[0], &reg.wr), IB_WC_SUCCESS);
+
+	memset(c->buf, 0xc3, 2 * PAGE_SIZE);
+	s = kv_sge(c, 0, 2 * PAGE_SIZE);
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_id = 31;
+	wr.wr.sg_list = &s;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, kv_one(test, c->qp[1], &wr.wr), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, pages[2 * PAGE_SIZE], 0xc3);
+	KUNIT_EXPECT_EQ(test, pages[PAGE_SIZE - 1], 0xc3);
+	KUNIT_EXPECT_EQ(test, pages[PAGE_SIZE], 0);
+
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.wr_id = 32;
+	inv.ex.invalidate_rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, kv_one(test, c->qp[0], &inv), IB_WC_SUCCESS);
+	wr.wr.wr_id = 33;
+	KUNIT_EXPECT_EQ(test, kv_one(test, c->qp[1], &wr.wr), IB_WC_REM_ACCESS_ERR);
+
+	ib_dma_unmap_sg(c->dev, sgl, 2, DMA_BIDIRECTIONAL);
+	free_pages((unsigned long)pages, 2);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+}
+
 static struct kunit_case kverbs_cases[] = {
 	KUNIT_CASE(kverbs_rc_operations),
 	KUNIT_CASE(kverbs_post_refusals),
 	KUNIT_CASE(kverbs_drain),
 	KUNIT_CASE(kverbs_ud_ah),
+	KUNIT_CASE(kverbs_frwr),
 	{}
 };
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "driver/kqp.h"
 
+#include "driver/kmr.h"
 #include "driver/qp_cmds.h"
 #include "lib/new.h"
 #include "prm/hca_cap.h"
+#include "prm/mkey.h"
 #include "prm/qp.h"
 #include "prm/uar.h"
 #include "prm/wqe.h"
+#include "softcx/verbs.h"
 
 namespace scx::driver {
 
@@ -21,6 +24,10 @@ constexpr u32 bb = prm::sq_geom::wqebb;
 constexpr u32 unit = prm::sq_geom::ds_unit;
 // kernel QPs name no user index (mlx5_ib's MLX5_IB_DEFAULT_UIDX)
 constexpr u32 no_user_index = 0xffffff;
+// A UMR WQE: ctrl, UMR ctrl, mkey segment, then (REG_MR) the data segment
+// naming the page list.
+constexpr u32 umr_bytes = ctl::size_bytes + prm::wqe_umr_ctrl_seg::size_bytes + prm::wqe_mkey_seg::size_bytes;
+constexpr u32 reg_mr_bytes = umr_bytes + prm::wqe_data_seg::size_bytes;
 
 u32 pow2_up(u32 v) { return v <= 1 ? 1 : 1u << (ilog2(v - 1) + 1); }
 u32 align_up(u32 v, u32 a) { return (v + a - 1) / a * a; }
@@ -35,7 +42,8 @@ u8 wqe_opcode(u32 kop)
 	case SCX_KWR_WRITE_IMM: return op::rdma_write_imm;
 	case SCX_KWR_READ: return op::rdma_read;
 	case SCX_KWR_ATOMIC_CS: return op::atomic_cs;
-	default: return op::atomic_fa;
+	case SCX_KWR_ATOMIC_FA: return op::atomic_fa;
+	default: return op::umr;
 	}
 }
 
@@ -47,12 +55,15 @@ u8 wc_opcode(u32 kop)
 	case SCX_KWR_READ: return SCX_KWC_RDMA_READ;
 	case SCX_KWR_ATOMIC_CS: return SCX_KWC_COMP_SWAP;
 	case SCX_KWR_ATOMIC_FA: return SCX_KWC_FETCH_ADD;
+	case SCX_KWR_REG_MR: return SCX_KWC_REG_MR;
+	case SCX_KWR_LOCAL_INV: return SCX_KWC_LOCAL_INV;
 	default: return SCX_KWC_SEND;
 	}
 }
 
 bool is_remote(u32 kop) { return kop >= SCX_KWR_WRITE && kop <= SCX_KWR_ATOMIC_FA; }
 bool is_atomic(u32 kop) { return kop == SCX_KWR_ATOMIC_CS || kop == SCX_KWR_ATOMIC_FA; }
+bool is_umr(u32 kop) { return kop == SCX_KWR_REG_MR || kop == SCX_KWR_LOCAL_INV; }
 
 } // namespace
 
@@ -100,7 +111,8 @@ status kqp::size_queues(const scx_kqp_params &p, const u8 *g)
 		data = inl;
 	if (data < unit)
 		data = unit;
-	max_wqe_bytes_ = align_up(base + data, bb);
+	// Every kernel QP can carry REG_MR and LOCAL_INV.
+	max_wqe_bytes_ = align_up(max(base + data, reg_mr_bytes), bb);
 	if (max_wqe_bytes_ > max_sq_wqe)
 		return errc::inval;
 	caps_.max_send_sge = (max_wqe_bytes_ - base) / unit;
@@ -198,6 +210,7 @@ status kqp::create(device &dev, bus::platform &plat, const scx_kqp_params &p)
 		return errc::io;
 	dev_ = &dev;
 	plat_ = &plat;
+	dma_lkey_ = p.dma_lkey;
 	SCX_TRY(size_queues(p, g));
 	status s = alloc_rings();
 	if (s)
@@ -246,8 +259,10 @@ void kqp::reset()
 // 0 or why the request cannot go on this QP (an errno-style refusal).
 u8 kqp::check_send(const scx_kwr &wr) const
 {
-	if (wr.opcode > SCX_KWR_ATOMIC_FA)
+	if (wr.opcode > SCX_KWR_LOCAL_INV)
 		return 1;
+	if (is_umr(wr.opcode))
+		return (wr.flags & SCX_KWR_INLINE) || (wr.opcode == SCX_KWR_REG_MR && !wr.mr);
 	if (datagram() && wr.opcode != SCX_KWR_SEND && wr.opcode != SCX_KWR_SEND_IMM)
 		return 1;
 	if (datagram() && !wr.av)
@@ -268,6 +283,8 @@ u8 kqp::check_send(const scx_kwr &wr) const
 // The WQE's size in bytes (a multiple of 16).
 u32 kqp::send_bytes(const scx_kwr &wr) const
 {
+	if (is_umr(wr.opcode))
+		return wr.opcode == SCX_KWR_REG_MR ? reg_mr_bytes : umr_bytes;
 	u32 b = ctl::size_bytes;
 	if (datagram())
 		b += prm::av::size_bytes;
@@ -328,8 +345,14 @@ void kqp::write_send(const scx_kwr &wr, u32 bytes)
 		prm::set(w, ctl::fence, 2); // MLX5_FENCE_MODE_FENCE
 	if (wr.opcode == SCX_KWR_SEND_IMM || wr.opcode == SCX_KWR_WRITE_IMM)
 		copy_bytes(w + ctl::imm.byte_off, &wr.imm_be, 4);
-	else if (wr.opcode == SCX_KWR_SEND_INV)
+	else if (wr.opcode == SCX_KWR_SEND_INV || wr.opcode == SCX_KWR_LOCAL_INV)
 		prm::set(w, ctl::imm, wr.inv_rkey);
+	else if (wr.opcode == SCX_KWR_REG_MR)
+		prm::set(w, ctl::imm, wr.reg_key);
+	if (is_umr(wr.opcode)) {
+		write_umr(c, wr);
+		return;
+	}
 	if (datagram()) {
 		u8 *av[3] = {c.unit(), c.unit(), c.unit()};
 		// The AV is 48 bytes, at offset 16 of the first WQEBB: it never
@@ -350,6 +373,56 @@ void kqp::write_send(const scx_kwr &wr, u32 bytes)
 		prm::set(a, prm::wqe_atomic_seg::compare, wr.opcode == SCX_KWR_ATOMIC_CS ? wr.compare_add : 0);
 	}
 	write_data(c, wr);
+}
+
+// REG_MR: the key's new tag, rights, range and page size, and its page
+// list by address; LOCAL_INV: the key becomes free.
+void kqp::write_umr(sq_cursor &c, const scx_kwr &wr)
+{
+	namespace uc = prm::wqe_umr_ctrl_seg;
+	namespace mask = prm::umr_mkey_mask;
+	u8 *u[3] = {c.unit(), c.unit(), c.unit()};
+	u8 *mk[4] = {c.unit(), c.unit(), c.unit(), c.unit()};
+	// 48 + 64 bytes from offset 16 of the WQE: within one WQEBB each
+	// unit, but the mkey segment may wrap the ring: built aside.
+	u8 seg[prm::wqe_mkey_seg::size_bytes] = {};
+	u8 ctrl[uc::size_bytes] = {};
+	if (wr.opcode == SCX_KWR_LOCAL_INV) {
+		prm::set(ctrl, uc::flags, prm::umr_flags::inline_data);
+		prm::set(ctrl, uc::mkey_mask, mask::free);
+		prm::set(seg, prm::mkc::free, 1);
+	} else {
+		const kmr &m = wr.mr->m;
+		const u32 a = wr.reg_access;
+		const u32 octowords = (m.entries() + 7) / 8 * 4;
+		u64 mm = mask::len | mask::page_size | mask::start_addr | mask::en_rinval | mask::key | mask::lr |
+			 mask::lw | mask::rr | mask::rw | mask::free;
+		if (a & SCX_ACCESS_REMOTE_ATOMIC)
+			mm |= mask::a;
+		prm::set(ctrl, uc::xlt_octowords, octowords);
+		prm::set(ctrl, uc::mkey_mask, mm);
+		prm::set(seg, prm::mkc::lr, 1);
+		prm::set(seg, prm::mkc::lw, (a & SCX_ACCESS_LOCAL_WRITE) != 0);
+		prm::set(seg, prm::mkc::rr, (a & SCX_ACCESS_REMOTE_READ) != 0);
+		prm::set(seg, prm::mkc::rw, (a & SCX_ACCESS_REMOTE_WRITE) != 0);
+		prm::set(seg, prm::mkc::a, (a & SCX_ACCESS_REMOTE_ATOMIC) != 0);
+		prm::set(seg, prm::mkc::access_mode_1_0, prm::mkc_access_mode::mtt);
+		prm::set(seg, prm::mkc::qpn, 0xffffff);
+		prm::set(seg, prm::mkc::mkey_7_0, wr.reg_key & 0xff);
+		prm::set(seg, prm::mkc::en_rinval, 1);
+		prm::set(seg, prm::mkc::start_addr, m.iova());
+		prm::set(seg, prm::mkc::len, m.length());
+		prm::set(seg, prm::mkc::translations_octword_size, octowords);
+		prm::set(seg, prm::mkc::log_page_size, m.page_shift());
+		u8 *d = c.unit();
+		prm::set(d, prm::wqe_data_seg::byte_count, octowords * 16);
+		prm::set(d, prm::wqe_data_seg::lkey, dma_lkey_);
+		prm::set(d, prm::wqe_data_seg::addr, m.list_bus());
+	}
+	for (u32 i = 0; i < 3; i++)
+		copy_bytes(u[i], ctrl + i * unit, unit);
+	for (u32 i = 0; i < 4; i++)
+		copy_bytes(mk[i], seg + i * unit, unit);
 }
 
 // The data segments, or the inline segment with the bytes themselves.

@@ -70,6 +70,7 @@ private:
 	u8 check_send(const scx_kwr &wr) const;
 	void write_send(const scx_kwr &wr, u32 bytes);
 	void write_data(sq_cursor &c, const scx_kwr &wr);
+	void write_umr(sq_cursor &c, const scx_kwr &wr);
 	void publish(u32 byte_off, u32 counter);
 	u8 *sq_bb(u32 counter) { return mem_ + rq_bytes_ + (counter & (sq_bbs_ - 1)) * 64; }
 
@@ -80,6 +81,7 @@ private:
 	u8 type_ = 0;              // scx_kqp_type
 	scx_kqp_caps caps_{};
 	u32 max_wqe_bytes_ = 0;    // the largest send WQE the SQ takes
+	u32 dma_lkey_ = 0;         // REG_MR: the key its page lists are read by
 	u8 *mem_ = nullptr;        // RQ, SQ, then a page with the doorbell record
 	u64 mem_dma_ = 0;
 	usize mem_bytes_ = 0;

@@ -2,6 +2,7 @@
 // softcx/kverbs.h: driver::kqp behind a C handle, and the address vectors
 // of kernel address handles.
 #include "driver/c_drv.h"
+#include "driver/kmr.h"
 #include "driver/kqp.h"
 #include "lib/new.h"
 #include "prm/wqe.h"
@@ -65,6 +66,41 @@ void scx_kqp_ring_rq(struct scx_kqp *qp) { qp->q.ring_rq(); }
 int scx_kqp_complete(struct scx_kqp *qp, const struct scx_kcqe *c, uint64_t *wr_id, uint8_t *opcode)
 {
 	return qp->q.complete(*c, wr_id, opcode).to_errno();
+}
+
+int scx_kmr_create(struct scx_drv *drv, uint32_t pdn, uint32_t max_pages, struct scx_kmr **out)
+{
+	if (!drv || !out)
+		return -int(errc::inval);
+	auto *mr = make<scx_kmr>();
+	if (!mr)
+		return -int(errc::nomem);
+	status s = mr->m.create(drv->dev, drv->plat, pdn, max_pages);
+	if (!s) {
+		destroy(mr);
+		return s.to_errno();
+	}
+	*out = mr;
+	return 0;
+}
+
+int scx_kmr_destroy(struct scx_kmr *mr)
+{
+	if (!mr)
+		return 0;
+	status s = mr->m.destroy();
+	if (!s)
+		return s.to_errno(); // kept: the device may still read its list
+	destroy(mr);
+	return 0;
+}
+
+uint32_t scx_kmr_key(const struct scx_kmr *mr) { return mr->m.key(); }
+
+int scx_kmr_set_pages(struct scx_kmr *mr, const uint64_t *pages, uint32_t npages, uint32_t page_shift,
+		      uint64_t iova, uint64_t length)
+{
+	return mr->m.set_pages(pages, npages, page_shift, iova, length).to_errno();
 }
 
 void scx_kav_build(const struct scx_kav_params *p, uint8_t *av)

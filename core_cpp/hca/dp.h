@@ -296,6 +296,9 @@ private:
 	void enter_err(qp_runtime &rt);
 	// A UMR WQE (window bind / invalidate): 0 or its syndrome.
 	u8 umr(qp_runtime &rt, const u8 *w, u32 end);
+	// A UMR WQE on a fast-registration key (REG_MR / LOCAL_INV).
+	u8 umr_mr(qp_runtime &rt, const u8 *w, u32 end, mkey_ctx &mr);
+	bool umr_xlt(qp_runtime &rt, const u8 *w, u32 at, u32 end, bool inl, u32 n, mkey_ctx &mr);
 	bool remote_invalidate(qp_runtime &dst, u32 key);
 	void post(u32 cqn, u8 *cqe, bool solicited, bool error);
 	void req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt);
@@ -354,6 +357,7 @@ private:
 	// a time).
 	u8 wqe_[1024];
 	sg_list remote_;
+	sg_list xlt_l_;   // a UMR's translation list, read from memory
 
 	// Turns, packets and their engine (dp_tp.cpp, dp_link.cpp, dp_sched.cpp).
 	void pass(u64 now);

@@ -25,6 +25,10 @@ u8 data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 
 	if (mkey_at + prm::wqe_mkey_seg::size_bytes > end)
 		return sy::local_qp_op_err;
+	// A fast-registration key (MTT mode) has its own handler.
+	mkey_ctx *key = d_.mkeys->dp_find(load_be<u32>(w + ctl::imm.byte_off) >> 8);
+	if (key && key->access_mode == prm::mkc_access_mode::mtt)
+		return umr_mr(rt, w, end, *key);
 	const u8 *u = w + ctl::size_bytes;
 	const u8 *mk = w + mkey_at;
 	u8 flags = u8(prm::get(u, uc::flags));
@@ -102,8 +106,10 @@ u8 data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 bool data_path::remote_invalidate(qp_runtime &dst, u32 key)
 {
 	mkey_ctx *mw = d_.mkeys->dp_find(key >> 8);
-	if (!mw || mw->key_7_0 != (key & 0xff) || mw->access_mode != prm::mkc_access_mode::klms ||
-	    !mw->en_rinval || mw->free || mw->pd != dst.pd)
+	// A type 2 window or a fast-registration region, either allowing it.
+	const bool umr_key = mw && (mw->access_mode == prm::mkc_access_mode::klms ||
+				    (mw->access_mode == prm::mkc_access_mode::mtt && mw->umr_en));
+	if (!umr_key || mw->key_7_0 != (key & 0xff) || !mw->en_rinval || mw->free || mw->pd != dst.pd)
 		return false;
 	if (mw->qpn != mem_resolver::no_qpn && mw->qpn != dst.qpn)
 		return false;

@@ -67,9 +67,12 @@ constexpr u8 check_qpn = 0x08;
 // wqe_umr_ctrl_seg::mkey_mask: which mkey segment fields the UMR sets.
 namespace scx::prm::umr_mkey_mask {
 constexpr u64 len = 1ull << 0;
+constexpr u64 page_size = 1ull << 1;
 constexpr u64 start_addr = 1ull << 6;
+constexpr u64 en_rinval = 1ull << 8;
 constexpr u64 key = 1ull << 13;
 constexpr u64 qpn = 1ull << 14;
+constexpr u64 lr = 1ull << 17;
 constexpr u64 lw = 1ull << 18;
 constexpr u64 rr = 1ull << 19;
 constexpr u64 rw = 1ull << 20;

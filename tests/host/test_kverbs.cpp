@@ -83,6 +83,7 @@ protected:
 		p.max_send_sge = send_sge;
 		p.max_recv_sge = 2;
 		p.max_inline = inl;
+		p.dma_lkey = dma_key;
 		EXPECT_EQ(scx_kqp_create(drv, &p, &q.h), 0);
 		scx_kqp_get_caps(q.h, &q.caps);
 		q.shell.qpn = scx_kqp_qpn(q.h);
@@ -481,4 +482,79 @@ TEST_F(KVerbs, AnErrorCompletionNamesTheFailedRequest)
 	EXPECT_EQ(d[1].c.status, SCX_KWC_WR_FLUSH_ERR);
 	EXPECT_EQ(0, std::memcmp(src, dst, 500));
 	EXPECT_EQ(scx_verbs_destroy_mkey(drv, no_atomic), 0);
+}
+
+// Fast registration: a REG_MR gives a free key two scattered pages at an
+// iova of the consumer's choosing; the peer writes through it (each part
+// lands in its own page) but not past its length; LOCAL_INV ends it; a new
+// REG_MR with a new tag serves again until SEND_WITH_INV from the peer
+// invalidates it remotely.
+TEST_F(KVerbs, FastRegistrationAndInvalidation)
+{
+	scx_kmr *mr = nullptr;
+	ASSERT_EQ(scx_kmr_create(drv, pd, 16, &mr), 0);
+	u8 *pg0 = mem(4096), *pg1 = mem(4096), *src = mem(8192), *rbuf = mem(4096);
+	fill(src, 8192, 7);
+	const u64 iova = 0x7000000000ull + 0x100, len = 8192 - 0x100;
+	const u64 pages[2] = {bus_of(pg1), bus_of(pg0)};
+	ASSERT_EQ(scx_kmr_set_pages(mr, pages, 2, 12, iova, len), 0);
+	u64 too_many[17] = {};
+	EXPECT_EQ(scx_kmr_set_pages(mr, too_many, 17, 12, iova, len), -EINVAL);
+	auto reg = [&](kpair &p, u32 tag) {
+		scx_kwr w = wr_of(1, SCX_KWR_REG_MR, nullptr, 0);
+		w.mr = mr;
+		w.reg_key = scx_kmr_key(mr) | tag;
+		w.reg_access = SCX_ACCESS_LOCAL_WRITE | SCX_ACCESS_REMOTE_WRITE | SCX_ACCESS_REMOTE_READ;
+		EXPECT_EQ(send(*p.a, w), 0);
+		auto d = wait_done(*p.as, *p.a, 1);
+		EXPECT_EQ(d.size(), 1u);
+		EXPECT_EQ(d.empty() ? 0 : d[0].opcode, SCX_KWC_REG_MR);
+		EXPECT_EQ(d.empty() ? 1 : d[0].c.status, SCX_KWC_SUCCESS);
+		return w.reg_key;
+	};
+	// b writes n bytes of src at iova + off through key: its status.
+	auto write = [&](kpair &p, u32 key, u64 off, u32 n) {
+		scx_ksge s = sg(src, n);
+		scx_kwr w = wr_of(2, SCX_KWR_WRITE, &s, 1);
+		w.remote_addr = iova + off;
+		w.rkey = key;
+		EXPECT_EQ(send(*p.b, w), 0);
+		auto d = wait_done(*p.bs, *p.b, 1);
+		return d.empty() ? -1 : int(d[0].c.status);
+	};
+
+	kpair p = kpair_rc();
+	u32 key = reg(p, 0x5a);
+	EXPECT_EQ(write(p, key, 0, 7900), SCX_KWC_SUCCESS);
+	EXPECT_EQ(0, std::memcmp(pg1 + 0x100, src, 4096 - 0x100));
+	EXPECT_EQ(0, std::memcmp(pg0, src + 4096 - 0x100, 7900 - (4096 - 0x100)));
+	EXPECT_EQ(write(p, key, len - 0x100, 0x200), SCX_KWC_REM_ACCESS_ERR);
+
+	kpair q = kpair_rc();
+	key = reg(q, 0x5b);
+	EXPECT_EQ(write(q, key, 0, 16), SCX_KWC_SUCCESS);
+	scx_kwr inv = wr_of(3, SCX_KWR_LOCAL_INV, nullptr, 0);
+	inv.inv_rkey = key;
+	ASSERT_EQ(send(*q.a, inv), 0);
+	auto d = wait_done(*q.as, *q.a, 1);
+	ASSERT_EQ(d.size(), 1u);
+	EXPECT_EQ(d[0].opcode, SCX_KWC_LOCAL_INV);
+	EXPECT_EQ(d[0].c.status, SCX_KWC_SUCCESS);
+	EXPECT_EQ(write(q, key, 0, 16), SCX_KWC_REM_ACCESS_ERR);
+
+	kpair r = kpair_rc();
+	key = reg(r, 0x5c);
+	ASSERT_EQ(recv(*r.a, 40, {sg(rbuf, 64)}), 0);
+	scx_ksge s = sg(src, 32);
+	scx_kwr si = wr_of(4, SCX_KWR_SEND_INV, &s, 1);
+	si.inv_rkey = key;
+	ASSERT_EQ(send(*r.b, si), 0);
+	d = wait_done(*r.ar, *r.a, 1);
+	ASSERT_EQ(d.size(), 1u);
+	EXPECT_EQ(d[0].c.status, SCX_KWC_SUCCESS);
+	EXPECT_TRUE(d[0].c.flags & SCX_KWC_WITH_INV);
+	EXPECT_EQ(d[0].c.inv_rkey, key);
+	wait_done(*r.bs, *r.b, 1);
+	EXPECT_EQ(write(r, key, 0, 16), SCX_KWC_REM_ACCESS_ERR);
+	EXPECT_EQ(scx_kmr_destroy(mr), 0);
 }

@@ -36,6 +36,7 @@ struct scx_kqp_params {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
+	uint32_t dma_lkey;      /* the PD's key over all memory (get_dma_mr) */
 };
 
 struct scx_kqp_caps {
@@ -85,6 +86,7 @@ enum scx_kwr_op {
 	SCX_KWR_READ,
 	SCX_KWR_ATOMIC_CS,
 	SCX_KWR_ATOMIC_FA,
+	SCX_KWR_REG_MR,
 	SCX_KWR_LOCAL_INV,
 };
 
@@ -111,13 +113,37 @@ struct scx_kwr {
 	const uint8_t *av;      /* SCX_KAV_BYTES: an address handle's (scx_kav_build) */
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;   /* top bit set: the QP's own Q_Key */
+	/* REG_MR: the key (its index and the new tag) and SCX_ACCESS_* rights */
+	const struct scx_kmr *mr;
+	uint32_t reg_key;
+	uint32_t reg_access;
 };
+
+/*
+ * A fast-registration key (ib_alloc_mr): an MTT-mode key created free, and
+ * the list of up to max_pages page addresses a REG_MR work request gives
+ * it. The list is the caller's to fill (scx_kmr_set_pages) between
+ * registrations; the device reads it when the REG_MR runs.
+ */
+struct scx_kmr;
+int scx_kmr_create(struct scx_drv *drv, uint32_t pdn, uint32_t max_pages, struct scx_kmr **out);
+/* DESTROY_MKEY, then the list is freed; kept (leaked) if the command fails. */
+int scx_kmr_destroy(struct scx_kmr *mr);
+uint32_t scx_kmr_key(const struct scx_kmr *mr);
+/*
+ * What the next REG_MR registers: the pages of the list (bus addresses,
+ * 1 << page_shift each) and the range [iova, iova + length) over them.
+ * -EINVAL if there are more pages than the key holds.
+ */
+int scx_kmr_set_pages(struct scx_kmr *mr, const uint64_t *pages, uint32_t npages, uint32_t page_shift,
+		      uint64_t iova, uint64_t length);
 
 /*
  * Writes one work request into the send queue; the device sees it at the
  * next scx_kqp_ring_sq(). 0, -ENOMEM (the queue is full) or -EINVAL (more
  * SGEs or inline bytes than the QP offers, an opcode its type has not).
- * The queue is unchanged on error.
+ * The queue is unchanged on error. REG_MR needs the list's lkey: the PD's
+ * local DMA key, as scx_kqp_params.dma_lkey.
  */
 int scx_kqp_post_send(struct scx_kqp *qp, const struct scx_kwr *wr);
 /* Publishes what was posted: the doorbell record, then the doorbell. */
@@ -152,6 +178,7 @@ enum scx_kwc_opcode {
 	SCX_KWC_COMP_SWAP,
 	SCX_KWC_FETCH_ADD,
 	SCX_KWC_LOCAL_INV,
+	SCX_KWC_REG_MR,
 	SCX_KWC_RECV,
 	SCX_KWC_RECV_RDMA_WITH_IMM,
 };
