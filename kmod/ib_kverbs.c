@@ -328,7 +328,7 @@ static int scx_kwr_of(struct scx_qp *qp, const struct ib_send_wr *wr, struct scx
 	if (op == SCX_KWR_REG_MR) {
 		struct scx_mr *mr = container_of(reg_wr(wr)->mr, struct scx_mr, ibmr);
 
-		if (!mr->kmr)
+		if (!reg_wr(wr)->mr || !mr->kmr)
 			return -EINVAL;
 		k->mr = mr->kmr;
 		k->reg_key = reg_wr(wr)->key;

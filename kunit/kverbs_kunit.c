@@ -336,15 +336,16 @@ static void kverbs_rc_operations(struct kunit *test)
 static void kverbs_post_refusals(struct kunit *test)
 {
 	struct kv_ctx *c = test->priv;
-	struct ib_sge sg[8];
+	struct ib_sge *sg = kunit_kcalloc(test, 32, sizeof(*sg), GFP_KERNEL);
 	struct ib_send_wr swr = {};
 	const struct ib_send_wr *bad = NULL;
 	int i;
 
+	KUNIT_ASSERT_NOT_NULL(test, sg);
 	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_DIRECT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
 	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 32; i++)
 		sg[i] = kv_sge(c, i * 8, 8);
 	swr.opcode = IB_WR_SEND;
 	swr.sg_list = sg;
@@ -354,12 +355,13 @@ static void kverbs_post_refusals(struct kunit *test)
 	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
 	kv_up(test, c->qp[0], c->qp[1]->qp_num);
 	kv_up(test, c->qp[1], c->qp[0]->qp_num);
-	swr.num_sge = 8;
+	/* More than the QP offers (it was created for 2; it may offer a few more). */
+	swr.num_sge = 32;
 	bad = NULL;
 	KUNIT_EXPECT_EQ(test, ib_post_send(c->qp[0], &swr, &bad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&swr);
 	swr.num_sge = 1;
-	swr.opcode = IB_WR_REG_MR;
+	swr.opcode = IB_WR_RDMA_READ_WITH_INV;	/* iWARP's */
 	bad = NULL;
 	KUNIT_EXPECT_EQ(test, ib_post_send(c->qp[0], &swr, &bad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&swr);

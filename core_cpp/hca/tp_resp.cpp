@@ -19,6 +19,9 @@ namespace sy = wire::aeth_synd;
 constexpr u8 ack_synd = sy::ack | sy::credits_invalid;
 constexpr u32 max_dma_len = 1u << 31;
 constexpr u32 grh_bytes = 40;
+// QP1 (GSI) carries MADs: 256 bytes, never more (max_mad_size).
+constexpr u32 gsi_wire_qpn = 1;
+constexpr u32 mad_bytes = 256;
 
 u8 read_resp_opcode(u32 k, u32 start, u32 n)
 {
@@ -363,7 +366,9 @@ bool transport::resp_atomic(tp_qp &q, const ib_hdr &h)
 void transport::resp_ud(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload, const tp_rx_meta &m)
 {
 	u32 plen = l.payload_len;
-	if (h.qkey != q.a.qkey || plen > q.a.mtu || !m.grh) {
+	// A datagram larger than a MAD is no MAD: QP1 drops it before it
+	// takes a receive (ib_mad would not post that one again).
+	if (h.qkey != q.a.qkey || plen > q.a.mtu || !m.grh || (q.a.qpn == gsi_wire_qpn && plen > mad_bytes)) {
 		q.cnt.dropped++;
 		return;
 	}

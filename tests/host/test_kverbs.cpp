@@ -438,13 +438,28 @@ TEST_F(KVerbs, GsiQpIsQpOneOnTheWire)
 	EXPECT_EQ(got[0].c.byte_len, 296u);
 	EXPECT_TRUE(got[0].c.flags & SCX_KWC_GRH);
 	EXPECT_EQ(0, std::memcmp(buf + 1024 + 40, buf, 256));
-	// Another Q_Key than QP1's own is dropped.
-	ASSERT_EQ(recv(g, 7, {sg(buf + 2048, 40 + 256)}), 0);
+	// Another Q_Key than QP1's own is dropped; so is a datagram larger
+	// than a MAD, before it takes a receive: the next MAD gets that one.
+	ASSERT_EQ(recv(g, 7, {sg(buf + 2048, 40 + 1024)}), 0);
 	w.remote_qkey = 0x1234;
 	ASSERT_EQ(send(g, w), 0);
 	wait_done(s, g, 1);
+	scx_ksge big = sg(buf, 512);
+	scx_kwr wb = wr_of(8, SCX_KWR_SEND, &big, 1);
+	wb.av = av;
+	wb.remote_qpn = 1;
+	wb.remote_qkey = 0x80000000;
+	ASSERT_EQ(send(g, wb), 0);
+	wait_done(s, g, 1);
 	pump(20);
 	EXPECT_TRUE(reap(r, g).empty());
+	w.remote_qkey = 0x80000000;
+	ASSERT_EQ(send(g, w), 0);
+	wait_done(s, g, 1);
+	got = wait_done(r, g, 1);
+	ASSERT_EQ(got.size(), 1u);
+	EXPECT_EQ(got[0].wr_id, 7u);
+	EXPECT_EQ(got[0].c.byte_len, 296u);
 }
 
 // An unsignalled READ, then an atomic the remote key does not allow: the

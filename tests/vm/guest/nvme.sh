@@ -1,0 +1,113 @@
+#!/bin/bash
+# In-guest: NVMe over RDMA on softcx in one guest, the way a user tries it:
+# an nvmet-rdma target listening on softcx_0's address (dummy0) with a
+# file-backed namespace, the kernel's nvme-rdma host connecting to it
+# through /dev/nvme-fabrics (what `nvme connect -t rdma` writes), 64 MiB
+# of random data written with O_DIRECT and read back identical, then
+# disconnect, connect again and read it once more, and every module
+# unloaded. Both ends are kernel consumers of softcx: rdma_cm, FRWR
+# (IB_WR_REG_MR, LOCAL_INV, SEND_WITH_INV), kernel CQs polled in softirq
+# and workqueue context, ib_drain_qp at teardown.
+set -uo pipefail
+. "${BASH_SOURCE%/*}/common.sh"
+
+NQN=nqn.2026-12.io.softcx:loop
+CFG=/sys/kernel/config/nvmet
+MIB=${NVME_MIB:-64}
+
+softcx_up nvme
+if ! run_t 120 modprobe -a nvmet nvmet-rdma nvme-rdma; then
+	result nvme_modules FAIL "nvmet, nvmet-rdma, nvme-rdma"
+	finish
+	exit 1
+fi
+result nvme_modules PASS
+[ -d /sys/kernel/config/nvmet ] || mount -t configfs none /sys/kernel/config
+
+# The target: one subsystem, one file-backed namespace, one RDMA port.
+target_up() {
+	mkdir "$CFG/subsystems/$NQN" &&
+		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
+		echo -n /tmp/nvme-backing.img >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
+		mkdir "$CFG/ports/1" &&
+		echo rdma >"$CFG/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
+		echo "$PEER_IP" >"$CFG/ports/1/addr_traddr" &&
+		echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
+		ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
+}
+target_down() {
+	rm -f "$CFG/ports/1/subsystems/$NQN"
+	rmdir "$CFG/ports/1" 2>/dev/null
+	echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN/namespaces/1" "$CFG/subsystems/$NQN" 2>/dev/null
+}
+
+# connect: the host side, as nvme-cli does it; NVME_DEV is its namespace.
+connect() {
+	local i ctrl
+	NVME_DEV=
+	if ! echo "transport=rdma,traddr=$PEER_IP,trsvcid=4420,nqn=$NQN" >/dev/nvme-fabrics 2>/tmp/nvme-connect.err; then
+		cat /tmp/nvme-connect.err >&2
+		return 1
+	fi
+	for ((i = 0; i < 100; i++)); do
+		for ctrl in /sys/class/nvme/nvme*; do
+			[ "$(cat "$ctrl/transport" 2>/dev/null)" = rdma ] || continue
+			NVME_CTRL=${ctrl##*/}
+			for ns in /sys/block/"$NVME_CTRL"n*; do
+				[ -e "$ns" ] && NVME_DEV=/dev/${ns##*/} && [ -b "$NVME_DEV" ] && return 0
+			done
+		done
+		sleep 0.1
+	done
+	return 1
+}
+disconnect() {
+	echo 1 >"/sys/class/nvme/$NVME_CTRL/delete_controller"
+}
+
+truncate -s "${MIB}M" /tmp/nvme-backing.img
+dd if=/dev/urandom of=/tmp/nvme-data bs=1M count="$MIB" status=none
+if target_up; then result nvme_target PASS "$NQN on $PEER_IP:4420"; else result nvme_target FAIL; fi
+
+if connect; then
+	result nvme_connect PASS "$NVME_DEV ($NVME_CTRL)"
+	if run_t 300 dd if=/tmp/nvme-data of="$NVME_DEV" bs=1M count="$MIB" oflag=direct status=none &&
+		run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
+		cmp /tmp/nvme-data /tmp/nvme-back; then
+		result nvme_write_read PASS "$MIB MiB, O_DIRECT, identical"
+	else
+		result nvme_write_read FAIL
+	fi
+	if disconnect; then result nvme_disconnect PASS; else result nvme_disconnect FAIL; fi
+else
+	result nvme_connect FAIL
+	result nvme_write_read FAIL "no controller"
+	result nvme_disconnect FAIL "no controller"
+fi
+
+rm -f /tmp/nvme-back
+if connect; then
+	if run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
+		cmp /tmp/nvme-data /tmp/nvme-back; then
+		result nvme_reconnect PASS "read back identical"
+	else
+		result nvme_reconnect FAIL "data differs or unreadable"
+	fi
+	disconnect
+else
+	result nvme_reconnect FAIL "connect"
+fi
+
+target_down
+if run_t 60 rmmod nvme_rdma && run_t 60 rmmod nvmet_rdma; then
+	result nvme_rmmod PASS
+else
+	result nvme_rmmod FAIL
+fi
+rm -f /tmp/nvme-data /tmp/nvme-back /tmp/nvme-backing.img
+softcx_down nvme
+finish
