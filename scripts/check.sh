@@ -191,7 +191,7 @@ if stage module_stock make module-stock; then
 	mkdir -p "$out/overlay-stock"
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
-	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,cm,pyverbs
+	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,cm,nvme,pyverbs
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts tsc=reliable
 	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
 	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
@@ -216,7 +216,7 @@ if stage module_stock make module-stock; then
 		echo "---- $fl kernel ($k${without:+, no $without})"
 		mkdir -p "$out/overlay-$fl"
 		cp "build/kmod-$k/src/softcx.ko" build/verbs/* tests/vm/guest/* "$out/overlay-$fl/"
-		fl_parts=softcx-load,softcx-cmd,softcx-ib,datapath,iommu,events,uar,counters,robust,cm
+		fl_parts=softcx-load,softcx-cmd,softcx-ib,datapath,iommu,events,uar,counters,robust,cm,nvme
 		[ $fl = rt ] && fl_parts=$fl_parts,two-ports
 		GUEST_KVER=$k WITHOUT=$without guest "$fl" tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-$fl" \
 			-- suite=$fl_parts

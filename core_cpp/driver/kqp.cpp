@@ -85,14 +85,14 @@ void kqp::free_rings()
 	rq_wrid_ = nullptr;
 }
 
-// Bytes of a send WQE before its data: ctrl, then the UD address vector
-// or the remote address (and atomic) segments.
+// Bytes of a send WQE before its data segments: ctrl, then the UD address
+// vector or the remote address segment (an atomic adds its segment but
+// has one data segment: never the largest).
 u32 kqp::sq_base_bytes() const
 {
 	if (datagram())
 		return ctl::size_bytes + prm::av::size_bytes;
-	u32 b = ctl::size_bytes + prm::wqe_raddr_seg::size_bytes;
-	return type_ == SCX_KQPT_RC ? b + prm::wqe_atomic_seg::size_bytes : b;
+	return ctl::size_bytes + prm::wqe_raddr_seg::size_bytes;
 }
 
 // The queues' geometry from what was asked and what the device takes.
@@ -112,7 +112,9 @@ status kqp::size_queues(const scx_kqp_params &p, const u8 *g)
 	if (data < unit)
 		data = unit;
 	// Every kernel QP can carry REG_MR and LOCAL_INV.
-	max_wqe_bytes_ = align_up(max(base + data, reg_mr_bytes), bb);
+	constexpr u32 atomic_bytes = ctl::size_bytes + prm::wqe_raddr_seg::size_bytes +
+				     prm::wqe_atomic_seg::size_bytes + unit;
+	max_wqe_bytes_ = align_up(max(max(base + data, atomic_bytes), reg_mr_bytes), bb);
 	if (max_wqe_bytes_ > max_sq_wqe)
 		return errc::inval;
 	caps_.max_send_sge = (max_wqe_bytes_ - base) / unit;

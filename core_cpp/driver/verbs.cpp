@@ -75,10 +75,11 @@ status query_ib_device(device &dev, scx_ib_device_attr *attr)
 	attr->page_size_cap = ~u64(0) << 12;
 	attr->max_qp = pow2(prm::get(g, gen::log_max_qp));
 	attr->max_qp_wr = pow2(prm::get(g, gen::log_max_qp_sz));
-	// A send WQE is a control segment plus 16-byte data segments; a receive
-	// WQE is data segments only (the PRM's max_wqe_sz_sq/rq in bytes).
+	// A send WQE is a control segment, a remote address segment (RDMA)
+	// and 16-byte data segments, as mlx5_ib bounds it; a receive WQE is
+	// data segments only (the PRM's max_wqe_sz_sq/rq in bytes).
 	u32 sq_wqe = prm::get(g, gen::max_wqe_sz_sq), rq_wqe = prm::get(g, gen::max_wqe_sz_rq);
-	attr->max_send_sge = sq_wqe > 16 ? (sq_wqe - 16) / 16 : 0;
+	attr->max_send_sge = sq_wqe > 32 ? (sq_wqe - 32) / 16 : 0;
 	attr->max_recv_sge = rq_wqe / 16;
 	attr->max_cq = pow2(prm::get(g, gen::log_max_cq));
 	attr->max_cqe = pow2(prm::get(g, gen::log_max_cq_sz)) - 1;

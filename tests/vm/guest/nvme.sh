@@ -1,7 +1,8 @@
 #!/bin/bash
 # In-guest: NVMe over RDMA on softcx in one guest, the way a user tries it:
 # an nvmet-rdma target listening on softcx_0's address (dummy0) with a
-# file-backed namespace, the kernel's nvme-rdma host connecting to it
+# file-backed namespace (buffered: the guest's root is a ramfs, which
+# takes no O_DIRECT), the kernel's nvme-rdma host connecting to it
 # through /dev/nvme-fabrics (what `nvme connect -t rdma` writes), 64 MiB
 # of random data written with O_DIRECT and read back identical, then
 # disconnect, connect again and read it once more, and every module
@@ -30,6 +31,7 @@ target_up() {
 		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
 		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
 		echo -n /tmp/nvme-backing.img >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io" &&
 		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
 		mkdir "$CFG/ports/1" &&
 		echo rdma >"$CFG/ports/1/addr_trtype" &&
