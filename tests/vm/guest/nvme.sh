@@ -6,7 +6,11 @@
 # through /dev/nvme-fabrics (what `nvme connect -t rdma` writes), 64 MiB
 # of random data written with O_DIRECT and read back identical, then
 # disconnect, connect again and read it once more, and every module
-# unloaded. Both ends are kernel consumers of softcx: rdma_cm, FRWR
+# unloaded. Then the device is removed under load (`rdma link delete`
+# while rping runs and NVMe I/O is in flight): rping must see
+# DEVICE_REMOVAL and exit, the controller must go, nothing may hang; with
+# the device added again, NVMe connects and reads the data back. Both
+# ends are kernel consumers of softcx: rdma_cm, FRWR
 # (IB_WR_REG_MR, LOCAL_INV, SEND_WITH_INV), kernel CQs polled in softirq
 # and workqueue context, ib_drain_qp at teardown.
 set -uo pipefail
@@ -102,6 +106,56 @@ if connect; then
 	disconnect
 else
 	result nvme_reconnect FAIL "connect"
+fi
+
+# Removal under load. ctrl_loss_tmo bounds how long the host retries.
+removal_under_load() {
+	local rp_s rp_c io t0 gone=0 i
+	echo "transport=rdma,traddr=$PEER_IP,trsvcid=4420,nqn=$NQN,ctrl_loss_tmo=5,reconnect_delay=1" \
+		>/dev/nvme-fabrics || return 1
+	sleep 1
+	(while dd if=/tmp/nvme-data of=/dev/nvme0n1 bs=1M oflag=direct status=none; do :; done) &
+	io=$!
+	timeout 200 rping -s -a "$PEER_IP" -C 1000000 >/tmp/rping-s.log 2>&1 &
+	rp_s=$!
+	sleep 1
+	timeout 200 rping -c -a "$PEER_IP" -C 1000000 >/tmp/rping-c.log 2>&1 &
+	rp_c=$!
+	sleep 3
+	t0=$SECONDS
+	run_t 120 rdma link delete softcx_0 || { echo "link delete failed" >&2; return 1; }
+	echo "link delete took $((SECONDS - t0)) s" >&2
+	# rping sees DEVICE_REMOVAL and exits (not the timeout's 124).
+	wait $rp_c
+	[ $? != 124 ] || { echo "rping client still ran" >&2; return 1; }
+	wait $rp_s
+	[ $? != 124 ] || { echo "rping server still ran" >&2; return 1; }
+	grep -q "device removal" /tmp/rping-c.log /tmp/rping-s.log || { echo "no DEVICE_REMOVAL seen" >&2; return 1; }
+	for ((i = 0; i < 300; i++)); do
+		ls /sys/class/nvme/nvme* >/dev/null 2>&1 || { gone=1; break; }
+		sleep 0.1
+	done
+	kill $io 2>/dev/null
+	wait $io 2>/dev/null
+	[ $gone = 1 ] || { echo "the NVMe controller stayed" >&2; return 1; }
+	REMOVAL_NOTE="link delete $((SECONDS - t0)) s; rping saw DEVICE_REMOVAL; controller deleted"
+}
+if removal_under_load; then
+	result nvme_removal_under_load PASS "$REMOVAL_NOTE"
+else
+	result nvme_removal_under_load FAIL
+	dmesg | tail -30
+fi
+# The device again: nvmet dropped its listener with the device, so the
+# port is linked anew; the host connects and reads the data back.
+if run_t 60 rdma link add softcx_0 type softcx netdev dummy0 && roce_v2_ipv4_gid_index softcx_0 >/dev/null &&
+	rm -f "$CFG/ports/1/subsystems/$NQN" && ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN" &&
+	connect && run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
+	cmp /tmp/nvme-data /tmp/nvme-back; then
+	result nvme_after_readd PASS "connected to the new device, data identical"
+	disconnect
+else
+	result nvme_after_readd FAIL
 fi
 
 target_down
