@@ -23,23 +23,12 @@ static_assert(offsetof(struct ib_sge, lkey) == offsetof(struct scx_ksge, lkey));
 
 static void scx_kcq_comp(struct scx_drv_cq *dcq, void *ctx)
 {
-	struct ib_cq *ibcq = ctx;
-
-	if (ibcq->comp_handler)
-		ibcq->comp_handler(ibcq, ibcq->cq_context);
+	scx_ib_cq_comp(ctx);
 }
 
 static void scx_kcq_event(struct scx_drv_cq *dcq, u8 type, u8 syndrome, void *ctx)
 {
-	struct ib_cq *ibcq = ctx;
-	struct ib_event ev = {
-		.device = ibcq->device,
-		.element.cq = ibcq,
-		.event = IB_EVENT_CQ_ERR,
-	};
-
-	if (ibcq->event_handler)
-		ibcq->event_handler(&ev, ibcq->cq_context);
+	scx_ib_cq_error(ctx);
 }
 
 int scx_create_kcq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr)

@@ -222,18 +222,11 @@ int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
 	int err;
 
-	if (mr->kmr) {
-		err = scx_kmr_destroy(mr->kmr);
-		if (err)
-			return err;
-		kfree(mr->pages);
-		scx_obj_dec(ibmr->device, SCX_OBJ_MR);
-		kfree(mr);
-		return 0;
-	}
-	err = scx_verbs_destroy_mkey(to_drv(ibmr->device), ibmr->lkey);
+	/* A fast-registration MR has its page list, a user MR its pages. */
+	err = mr->kmr ? scx_kmr_destroy(mr->kmr) : scx_verbs_destroy_mkey(to_drv(ibmr->device), ibmr->lkey);
 	if (err)
 		return err;
+	kfree(mr->pages);
 	ib_umem_release(mr->umem);
 	scx_obj_dec(ibmr->device, SCX_OBJ_MR);
 	kfree(mr);
@@ -275,17 +268,15 @@ int scx_dealloc_mw(struct ib_mw *ibmw)
 	return err;
 }
 
-static void scx_cq_comp(void *ctx)
+/* A CQ's completion event and its error (CQ_ERROR), to the consumer. */
+void scx_ib_cq_comp(struct ib_cq *ibcq)
 {
-	struct ib_cq *ibcq = ctx;
-
 	if (ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 }
 
-static void scx_cq_event(void *ctx, u8 type)
+void scx_ib_cq_error(struct ib_cq *ibcq)
 {
-	struct ib_cq *ibcq = ctx;
 	struct ib_event ev = {
 		.device = ibcq->device,
 		.element.cq = ibcq,
@@ -294,6 +285,16 @@ static void scx_cq_event(void *ctx, u8 type)
 
 	if (ibcq->event_handler)
 		ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+static void scx_cq_comp(void *ctx)
+{
+	scx_ib_cq_comp(ctx);
+}
+
+static void scx_cq_event(void *ctx, u8 type)
+{
+	scx_ib_cq_error(ctx);
 }
 
 int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

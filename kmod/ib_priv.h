@@ -184,6 +184,8 @@ int scx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int scx_dealloc_mw(struct ib_mw *ibmw);
 int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
 int scx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void scx_ib_cq_comp(struct ib_cq *ibcq);
+void scx_ib_cq_error(struct ib_cq *ibcq);
 int scx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init, struct ib_udata *udata);
 int scx_destroy_ah(struct ib_ah *ibah, u32 flags);
 

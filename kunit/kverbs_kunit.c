@@ -180,6 +180,19 @@ static void kv_up(struct kunit *test, struct ib_qp *qp, u32 remote)
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &a, mask), 0);
 }
 
+/* A CQ polled as asked, and two RC QPs on it connected to each other. */
+static void kv_rc_pair(struct kunit *test, enum ib_poll_context poll)
+{
+	struct kv_ctx *c = test->priv;
+
+	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, poll);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
+	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
+	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
+	kv_up(test, c->qp[0], c->qp[1]->qp_num);
+	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+}
+
 /* Polls until n completions arrived (5 s at most); returns how many. */
 static int kv_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
@@ -236,12 +249,7 @@ static void kverbs_rc_operations(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	wc = q->wc;
-	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_DIRECT);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
-	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
-	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
-	kv_up(test, c->qp[0], c->qp[1]->qp_num);
-	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+	kv_rc_pair(test, IB_POLL_DIRECT);
 	for (i = 0; i < 4096; i++)
 		c->buf[i] = (u8)(i * 7 + 1);
 
@@ -395,12 +403,7 @@ static void kverbs_drain(struct kunit *test)
 	atomic_t flushed = ATOMIC_INIT(0);
 	int i;
 
-	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
-	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
-	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
-	kv_up(test, c->qp[0], c->qp[1]->qp_num);
-	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+	kv_rc_pair(test, IB_POLL_SOFTIRQ);
 	for (i = 0; i < 3; i++) {
 		f[i].cqe.done = kv_recv_done;
 		f[i].flushed = &flushed;
@@ -521,12 +524,7 @@ static void kverbs_frwr(struct kunit *test)
 	u8 *pages;
 	int n;
 
-	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_DIRECT);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
-	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
-	c->qp[1] = kv_qp(test, IB_QPT_RC, c->cq);
-	kv_up(test, c->qp[0], c->qp[1]->qp_num);
-	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+	kv_rc_pair(test, IB_POLL_DIRECT);
 	KUNIT_ASSERT_TRUE(test, c->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
 	mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 8);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));

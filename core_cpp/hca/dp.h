@@ -296,6 +296,7 @@ private:
 	void enter_err(qp_runtime &rt);
 	// A UMR WQE (window bind / invalidate): 0 or its syndrome.
 	u8 umr(qp_runtime &rt, const u8 *w, u32 end);
+	static u8 umr_rights(u64 mask, const u8 *mkey_seg, u8 access);
 	// A UMR WQE on a fast-registration key (REG_MR / LOCAL_INV).
 	u8 umr_mr(qp_runtime &rt, const u8 *w, u32 end, mkey_ctx &mr);
 	bool umr_xlt(qp_runtime &rt, const u8 *w, u32 at, u32 end, bool inl, u32 n, mkey_ctx &mr);

@@ -61,17 +61,7 @@ u8 data_path::umr_mr(qp_runtime &rt, const u8 *w, u32 end, mkey_ctx &mr)
 		return sy::local_prot_err;
 	}
 
-	u8 access = mr.access;
-	auto pick = [&](u64 bit, const auto &f, u8 a) {
-		if (m & bit)
-			access = u8(prm::get(mk, f) ? access | a : access & ~a);
-	};
-	pick(mask::lr, prm::mkc::lr, mkey_access::local_read);
-	pick(mask::lw, prm::mkc::lw, mkey_access::local_write);
-	pick(mask::rr, prm::mkc::rr, mkey_access::remote_read);
-	pick(mask::rw, prm::mkc::rw, mkey_access::remote_write);
-	pick(mask::a, prm::mkc::a, mkey_access::atomic);
-	mr.access = access;
+	mr.access = umr_rights(m, mk, mr.access);
 	mr.start = start;
 	mr.len = len;
 	mr.length64 = 0;

@@ -17,6 +17,22 @@ namespace ctl = prm::wqe_ctrl_seg;
 namespace sy = prm::cqe_syndrome;
 namespace mask = prm::umr_mkey_mask;
 
+// The rights a UMR's mkey segment sets where its mask says so; the others
+// stay as they were.
+u8 data_path::umr_rights(u64 m, const u8 *mk, u8 access)
+{
+	auto pick = [&](u64 bit, const auto &f, u8 a) {
+		if (m & bit)
+			access = u8(prm::get(mk, f) ? access | a : access & ~a);
+	};
+	pick(mask::lr, prm::mkc::lr, mkey_access::local_read);
+	pick(mask::lw, prm::mkc::lw, mkey_access::local_write);
+	pick(mask::rr, prm::mkc::rr, mkey_access::remote_read);
+	pick(mask::rw, prm::mkc::rw, mkey_access::remote_write);
+	pick(mask::a, prm::mkc::a, mkey_access::atomic);
+	return access;
+}
+
 u8 data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 {
 	namespace uc = prm::wqe_umr_ctrl_seg;
@@ -62,15 +78,7 @@ u8 data_path::umr(qp_runtime &rt, const u8 *w, u32 end)
 	u64 len = (m & mask::len) ? u64(prm::get(mk, prm::mkc::len)) : mw->len;
 	u32 mr_key = prm::get(klm, prm::klm::key);
 	u64 mr_addr = prm::get(klm, prm::klm::va);
-	u8 access = mw->access;
-	auto pick = [&](u64 bit, const auto &f, u8 a) {
-		if (m & bit)
-			access = u8(prm::get(mk, f) ? access | a : access & ~a);
-	};
-	pick(mask::lw, prm::mkc::lw, mkey_access::local_write);
-	pick(mask::rr, prm::mkc::rr, mkey_access::remote_read);
-	pick(mask::rw, prm::mkc::rw, mkey_access::remote_write);
-	pick(mask::a, prm::mkc::a, mkey_access::atomic);
+	u8 access = umr_rights(m, mk, mw->access);
 
 	// The region: a real key of the window's PD covering the whole range
 	// (a window on a window is not allowed); remote writes or atomics

@@ -170,6 +170,15 @@ scx_kwr wr_of(u64 id, u32 opcode, const scx_ksge *sg, u32 n, u32 flags = SCX_KWR
 	return w;
 }
 
+// A one-SGE request naming remote memory (WRITE, READ, atomics).
+scx_kwr remote_wr(u64 id, u32 opcode, const scx_ksge *sg, u64 raddr, u32 rkey, u32 flags = SCX_KWR_SIGNALED)
+{
+	scx_kwr w = wr_of(id, opcode, sg, 1, flags);
+	w.remote_addr = raddr;
+	w.rkey = rkey;
+	return w;
+}
+
 } // namespace
 
 // SEND (two SGEs), SEND_IMM (inline), WRITE_IMM, READ and both atomics
@@ -228,18 +237,11 @@ TEST_F(KVerbs, RcOperationsCompleteWithTheirRequests)
 	u64 *word = reinterpret_cast<u64 *>(dst + 7400);
 	*word = 40;
 	scx_ksge rd = sg(src + 6000, 1000), old1 = sg(src + 7000, 8), old2 = sg(src + 7008, 8);
-	w = wr_of(4, SCX_KWR_READ, &rd, 1);
-	w.remote_addr = bus_of(dst);
-	w.rkey = dma_key;
-	ASSERT_EQ(send(*p.a, w, false), 0);
-	w = wr_of(5, SCX_KWR_ATOMIC_FA, &old1, 1);
-	w.remote_addr = bus_of(dst + 7400);
-	w.rkey = dma_key;
+	ASSERT_EQ(send(*p.a, remote_wr(4, SCX_KWR_READ, &rd, bus_of(dst), dma_key), false), 0);
+	w = remote_wr(5, SCX_KWR_ATOMIC_FA, &old1, bus_of(dst + 7400), dma_key);
 	w.compare_add = 2;
 	ASSERT_EQ(send(*p.a, w, false), 0);
-	w = wr_of(6, SCX_KWR_ATOMIC_CS, &old2, 1);
-	w.remote_addr = bus_of(dst + 7400);
-	w.rkey = dma_key;
+	w = remote_wr(6, SCX_KWR_ATOMIC_CS, &old2, bus_of(dst + 7400), dma_key);
 	w.compare_add = 42;
 	w.swap = 7;
 	ASSERT_EQ(send(*p.a, w), 0);
@@ -476,19 +478,11 @@ TEST_F(KVerbs, AnErrorCompletionNamesTheFailedRequest)
 	u8 *src = mem(4096), *dst = mem(4096);
 	fill(dst, 4096, 2);
 	scx_ksge rd = sg(src, 500), old = sg(src + 1000, 8), w8 = sg(src + 2000, 8);
-	scx_kwr w = wr_of(1, SCX_KWR_READ, &rd, 1, 0);
-	w.remote_addr = bus_of(dst);
-	w.rkey = no_atomic;
-	ASSERT_EQ(send(*p.a, w, false), 0);
-	w = wr_of(2, SCX_KWR_ATOMIC_FA, &old, 1);
-	w.remote_addr = bus_of(dst + 1024);
-	w.rkey = no_atomic;
+	ASSERT_EQ(send(*p.a, remote_wr(1, SCX_KWR_READ, &rd, bus_of(dst), no_atomic, 0), false), 0);
+	scx_kwr w = remote_wr(2, SCX_KWR_ATOMIC_FA, &old, bus_of(dst + 1024), no_atomic);
 	w.compare_add = 1;
 	ASSERT_EQ(send(*p.a, w, false), 0);
-	w = wr_of(3, SCX_KWR_WRITE, &w8, 1);
-	w.remote_addr = bus_of(dst + 2048);
-	w.rkey = no_atomic;
-	ASSERT_EQ(send(*p.a, w), 0);
+	ASSERT_EQ(send(*p.a, remote_wr(3, SCX_KWR_WRITE, &w8, bus_of(dst + 2048), no_atomic)), 0);
 	auto d = wait_done(*p.as, *p.a, 2);
 	ASSERT_EQ(d.size(), 2u);
 	EXPECT_EQ(d[0].wr_id, 2u);

@@ -22,6 +22,9 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 	libssl3 libzstd1 zlib1g
 	libnl-3-200 libnl-route-3-200 libibverbs1 librdmacm1 ibverbs-providers
 	ibverbs-utils perftest rdmacm-utils libibumad3 libpci3 libudev1
+	# rdma_cm clients beyond rdmacm-utils (cm.sh): qperf, libfabric's tools.
+	qperf libfabric-bin libfabric1 libatomic1 gcc-12-base libpsm-infinipath1
+	libpsm2-2 libnuma1
 	iproute2 libbpf1 libelf1 libmnl0 libcap2 libbsd0 libmd0 libselinux1
 	libpcre2-8-0 libxtables12 libdb5.3
 	python3-minimal python3.11-minimal libpython3.11-minimal
@@ -155,6 +158,10 @@ mkdir -p "$root/opt/rdma-core"
 cp -a "$src" "$root/opt/rdma-core/tests"
 find "$root/opt/rdma-core/tests" -name '*.gz' -exec gunzip -f {} +
 rm -rf "$root"/usr/share/{doc,man,info,locale,lintian}
+
+# What maintainer scripts would have done: libpsm-infinipath1's library is
+# named through update-alternatives (libfabric1 links it).
+ln -sf ../libpsm1/libpsm_infinipath.so.1.16 "$root/usr/lib/x86_64-linux-gnu/libpsm_infinipath.so.1"
 
 # Busybox fills gaps only: its applets shadow real tools badly (busybox ip has
 # no netns/rdma support), so a real binary anywhere in PATH wins.
