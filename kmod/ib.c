@@ -294,6 +294,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.poll_cq = scx_poll_cq,
 	.post_recv = scx_post_recv,
 	.post_send = scx_post_send,
+	.post_srq_recv = scx_post_srq_recv,
 	.query_device = scx_query_device,
 	.query_pkey = scx_query_pkey,
 	.query_port = scx_query_port,

@@ -140,10 +140,20 @@ static void scx_fill_wc(struct ib_wc *wc, struct scx_qp *qp, const struct scx_kc
 static bool scx_take_cqe(struct scx_ibdev *sdev, const struct scx_kcqe *c, struct ib_wc *wc)
 {
 	struct scx_qp *qp = xa_load(&sdev->qps, c->qpn);
-	u8 opcode;
+	u8 opcode = c->opcode;
 	u64 wr_id;
+	int err;
 
-	if (!qp || !qp->kqp || scx_kqp_complete(qp->kqp, c, &wr_id, &opcode)) {
+	if (qp && qp->kqp && !c->send && qp->ibqp.srq) {
+		struct scx_srq *srq = container_of(qp->ibqp.srq, struct scx_srq, ibsrq);
+
+		spin_lock(&srq->lock);
+		err = scx_ksrq_complete(srq->ksrq, c, &wr_id);
+		spin_unlock(&srq->lock);
+	} else {
+		err = qp && qp->kqp ? scx_kqp_complete(qp->kqp, c, &wr_id, &opcode) : -EINVAL;
+	}
+	if (err) {
 		pr_warn_ratelimited("softcx: %s: a CQE for QPN 0x%x matches no request\n",
 				    dev_name(&sdev->ib.dev), c->qpn);
 		return false;
@@ -211,10 +221,17 @@ int scx_create_kqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init)
 	p.pdn = pd->pdn;
 	p.send_cqn = container_of(init->send_cq, struct scx_ibcq, ibcq)->cqn;
 	p.recv_cqn = container_of(init->recv_cq, struct scx_ibcq, ibcq)->cqn;
-	if (init->srq)
-		return -EOPNOTSUPP; /* kernel SRQs are not served yet */
 	p.max_send_wr = max(init->cap.max_send_wr, 1U);
 	p.max_recv_wr = init->cap.max_recv_wr;
+	if (init->srq) {
+		struct scx_srq *srq = container_of(init->srq, struct scx_srq, ibsrq);
+
+		if (!srq->ksrq)
+			return -EINVAL;
+		p.has_srq = 1;
+		p.srqn = init->srq->ext.xrc.srq_num;
+		p.max_recv_wr = 0;
+	}
 	p.max_send_sge = init->cap.max_send_sge;
 	p.max_recv_sge = init->cap.max_recv_sge;
 	p.max_inline = init->cap.max_inline_data;
@@ -495,4 +512,65 @@ int scx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents, unsi
 	err = scx_kmr_set_pages(mr->kmr, mr->pages, mr->npages, ilog2(ibmr->page_size), ibmr->iova,
 				ibmr->length);
 	return err ? err : n;
+}
+
+int scx_create_ksrq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+	struct scx_pd *pd = container_of(ibsrq->pd, struct scx_pd, ibpd);
+	struct scx_ib_device_attr a;
+	u32 srqn;
+	int err;
+
+	err = scx_verbs_query_device(to_drv(ibsrq->device), &a);
+	if (err)
+		return err;
+	if (init->attr.max_wr > a.max_srq_wr || init->attr.max_sge > a.max_srq_sge)
+		return -EINVAL;
+	spin_lock_init(&srq->lock);
+	err = scx_ksrq_create(to_drv(ibsrq->device), pd->pdn, init->attr.max_wr, init->attr.max_sge, &srq->ksrq);
+	if (err)
+		return err;
+	srqn = scx_ksrq_srqn(srq->ksrq);
+	if (init->attr.srq_limit) {
+		err = scx_verbs_arm_srq(to_drv(ibsrq->device), srqn, init->attr.srq_limit);
+		if (err)
+			goto err_srq;
+	}
+	ibsrq->ext.xrc.srq_num = srqn;
+	scx_ksrq_get_caps(srq->ksrq, &srq->max_wr, &srq->max_sge);
+	init->attr.max_wr = srq->max_wr;
+	init->attr.max_sge = srq->max_sge;
+	/* Async events (the limit) find the SRQ from here on. */
+	err = xa_insert_irq(&to_sdev(ibsrq->device)->srqs, srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_srq;
+	scx_obj_inc(ibsrq->device, SCX_OBJ_SRQ);
+	return 0;
+
+err_srq:
+	scx_ksrq_destroy(srq->ksrq);
+	srq->ksrq = NULL;
+	return err;
+}
+
+int scx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr)
+{
+	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
+	unsigned long flags;
+	int err = 0;
+
+	if (!srq->ksrq)
+		return -EINVAL;
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		err = scx_ksrq_post_recv(srq->ksrq, wr->wr_id, (const struct scx_ksge *)wr->sg_list, wr->num_sge);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	scx_ksrq_ring(srq->ksrq);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
 }

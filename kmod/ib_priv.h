@@ -102,6 +102,9 @@ struct scx_srq {
 	u32 max_sge;
 	struct ib_umem *umem;
 	struct scx_dbrec_page *dbrec;
+	/* A kernel consumer's SRQ: its ring; posts and completions under lock. */
+	struct scx_ksrq *ksrq;
+	spinlock_t lock;
 };
 
 struct scx_mw {
@@ -214,6 +217,8 @@ int scx_destroy_kqp(struct ib_qp *ibqp);
 int scx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr, const struct ib_send_wr **bad_wr);
 int scx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
 struct ib_mr *scx_get_dma_mr(struct ib_pd *ibpd, int access);
+int scx_create_ksrq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init);
+int scx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
 struct ib_mr *scx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int scx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents, unsigned int *sg_offset);
 void scx_kah_build(struct scx_ah *ah, const struct rdma_ah_attr *attr);

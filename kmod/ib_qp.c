@@ -351,7 +351,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!udata)
-		return -EOPNOTSUPP;
+		return scx_create_ksrq(ibsrq, init);
 	if (udata->inlen < offsetof(struct mlx5_ib_create_srq, uidx))
 		return -EINVAL;
 	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
@@ -424,7 +424,8 @@ int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct scx_srq *srq = container_of(ibsrq, struct scx_srq, ibsrq);
 	int err;
 
-	err = scx_verbs_destroy_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num);
+	err = srq->ksrq ? scx_ksrq_destroy(srq->ksrq) :
+			  scx_verbs_destroy_srq(to_drv(ibsrq->device), ibsrq->ext.xrc.srq_num);
 	if (err)
 		return err;
 	xa_erase_irq(&to_sdev(ibsrq->device)->srqs, ibsrq->ext.xrc.srq_num);

@@ -570,12 +570,84 @@ static void kverbs_frwr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 }
 
+/*
+ * A kernel SRQ (what nvmet uses with use_srq): ib_create_srq,
+ * ib_post_srq_recv, a QP created on it receiving three sends into the
+ * SRQ's buffers, each completion naming its receive.
+ */
+static void kverbs_srq(struct kunit *test)
+{
+	struct kv_ctx *c = test->priv;
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ib_wc *wc = kunit_kcalloc(test, 6, sizeof(*wc), GFP_KERNEL);
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	struct ib_recv_wr rwr = {};
+	struct ib_send_wr swr = {};
+	struct ib_sge s, r;
+	struct ib_srq *srq;
+	int i, n, recvs = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	c->cq = ib_alloc_cq(c->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->cq));
+	srq = ib_create_srq(c->pd, &sa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	KUNIT_EXPECT_GE(test, sa.attr.max_wr, 8U);
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.srq = srq;
+	c->qp[1] = ib_create_qp(c->pd, &qa);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->qp[1]));
+	c->qp[0] = kv_qp(test, IB_QPT_RC, c->cq);
+	kv_up(test, c->qp[0], c->qp[1]->qp_num);
+	kv_up(test, c->qp[1], c->qp[0]->qp_num);
+	for (i = 0; i < 3; i++) {
+		r = kv_sge(c, 4096 + i * 1024, 1024);
+		rwr.wr_id = 50 + i;
+		rwr.sg_list = &r;
+		rwr.num_sge = 1;
+		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, &rbad), 0);
+	}
+	for (i = 0; i < 3; i++) {
+		memset(c->buf + i * 512, 0x10 + i, 512);
+		s = kv_sge(c, i * 512, 300 + i);
+		swr.wr_id = 60 + i;
+		swr.opcode = IB_WR_SEND;
+		swr.send_flags = IB_SEND_SIGNALED;
+		swr.sg_list = &s;
+		swr.num_sge = 1;
+		KUNIT_ASSERT_EQ(test, ib_post_send(c->qp[0], &swr, &bad), 0);
+	}
+	n = kv_poll(c->cq, wc, 6);
+	KUNIT_ASSERT_EQ(test, n, 6);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].opcode != IB_WC_RECV)
+			continue;
+		recvs++;
+		/* Receives are taken in order: receive k holds send k. */
+		KUNIT_EXPECT_EQ(test, wc[i].byte_len, 300U + (u32)(wc[i].wr_id - 50));
+		KUNIT_EXPECT_EQ(test, c->buf[4096 + (wc[i].wr_id - 50) * 1024], 0x10 + (u8)(wc[i].wr_id - 50));
+	}
+	KUNIT_EXPECT_EQ(test, recvs, 3);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(c->qp[1]), 0);
+	c->qp[1] = NULL;
+	ib_destroy_srq(srq);
+}
+
 static struct kunit_case kverbs_cases[] = {
 	KUNIT_CASE(kverbs_rc_operations),
 	KUNIT_CASE(kverbs_post_refusals),
 	KUNIT_CASE(kverbs_drain),
 	KUNIT_CASE(kverbs_ud_ah),
 	KUNIT_CASE(kverbs_frwr),
+	KUNIT_CASE(kverbs_srq),
 	{}
 };
 

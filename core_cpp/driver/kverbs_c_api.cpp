@@ -4,6 +4,7 @@
 #include "driver/c_drv.h"
 #include "driver/kmr.h"
 #include "driver/kqp.h"
+#include "driver/ksrq.h"
 #include "lib/new.h"
 #include "prm/wqe.h"
 
@@ -101,6 +102,55 @@ int scx_kmr_set_pages(struct scx_kmr *mr, const uint64_t *pages, uint32_t npages
 		      uint64_t iova, uint64_t length)
 {
 	return mr->m.set_pages(pages, npages, page_shift, iova, length).to_errno();
+}
+
+int scx_ksrq_create(struct scx_drv *drv, uint32_t pdn, uint32_t max_wr, uint32_t max_sge, struct scx_ksrq **out)
+{
+	if (!drv || !out)
+		return -int(errc::inval);
+	auto *srq = make<scx_ksrq>();
+	if (!srq)
+		return -int(errc::nomem);
+	status s = srq->s.create(drv->dev, drv->plat, pdn, max_wr, max_sge);
+	if (!s) {
+		destroy(srq);
+		return s.to_errno();
+	}
+	*out = srq;
+	return 0;
+}
+
+int scx_ksrq_destroy(struct scx_ksrq *srq)
+{
+	if (!srq)
+		return 0;
+	status s = srq->s.destroy();
+	if (!s)
+		return s.to_errno(); // kept: the device may still read its ring
+	destroy(srq);
+	return 0;
+}
+
+uint32_t scx_ksrq_srqn(const struct scx_ksrq *srq) { return srq->s.srqn(); }
+
+void scx_ksrq_get_caps(const struct scx_ksrq *srq, uint32_t *max_wr, uint32_t *max_sge)
+{
+	*max_wr = srq->s.max_wr();
+	*max_sge = srq->s.max_sge();
+}
+
+int scx_ksrq_post_recv(struct scx_ksrq *srq, uint64_t wr_id, const struct scx_ksge *sg, uint32_t num_sge)
+{
+	return srq->s.post_recv(wr_id, sg, num_sge).to_errno();
+}
+
+void scx_ksrq_ring(struct scx_ksrq *srq) { srq->s.ring(); }
+
+int scx_ksrq_complete(struct scx_ksrq *srq, const struct scx_kcqe *c, uint64_t *wr_id)
+{
+	if (c->send)
+		return -int(errc::inval);
+	return srq->s.complete(c->wqe_counter, wr_id).to_errno();
 }
 
 void scx_kav_build(const struct scx_kav_params *p, uint8_t *av)

@@ -5,6 +5,8 @@
 // consumers (ib_mad, rdma_cm, nvme-rdma) will use them through the shim.
 #include "dp_fixture.h"
 
+#include <algorithm>
+
 #include "softcx/kverbs.h"
 
 namespace {
@@ -566,4 +568,108 @@ TEST_F(KVerbs, FastRegistrationAndInvalidation)
 	wait_done(*r.bs, *r.b, 1);
 	EXPECT_EQ(write(r, key, 0, 16), SCX_KWC_REM_ACCESS_ERR);
 	EXPECT_EQ(scx_kmr_destroy(mr), 0);
+}
+
+// A kernel SRQ serving two RC QPs: each send takes the SRQ's next WQE,
+// completions name it by its WQE counter and put it back on the chain,
+// which goes round its ring several times; a full SRQ refuses a post.
+TEST_F(KVerbs, SrqServesTwoQps)
+{
+	scx_ksrq *srq = nullptr;
+	ASSERT_EQ(scx_ksrq_create(drv, pd, 6, 2, &srq), 0);
+	u32 max_wr = 0, max_sge = 0;
+	scx_ksrq_get_caps(srq, &max_wr, &max_sge);
+	EXPECT_EQ(max_wr, 7u); // 8 WQEs, one always on the chain
+	EXPECT_GE(max_sge, 2u);
+	kcq_t &as = kcq(), &ar = kcq(), &br = kcq(), &bs = kcq();
+	kqp_t &a1 = kqp(SCX_KQPT_RC, as, ar), &a2 = kqp(SCX_KQPT_RC, as, ar);
+	auto on_srq = [&](kcq_t &s, kcq_t &r) -> kqp_t & {
+		kqps_.push_back(std::make_unique<kqp_t>());
+		kqp_t &q = *kqps_.back();
+		scx_kqp_params p{};
+		p.type = SCX_KQPT_RC;
+		p.pdn = pd;
+		p.send_cqn = s.cqn;
+		p.recv_cqn = r.cqn;
+		p.has_srq = 1;
+		p.srqn = scx_ksrq_srqn(srq);
+		p.max_send_wr = 4;
+		p.max_send_sge = 1;
+		p.dma_lkey = dma_key;
+		EXPECT_EQ(scx_kqp_create(drv, &p, &q.h), 0);
+		q.shell.qpn = scx_kqp_qpn(q.h);
+		q.shell.type = SCX_QPT_RC;
+		return q;
+	};
+	kqp_t &b1 = on_srq(bs, br), &b2 = on_srq(bs, br);
+	bring_up(a1.shell, b1.shell.qpn, {});
+	bring_up(b1.shell, a1.shell.qpn, {});
+	bring_up(a2.shell, b2.shell.qpn, {});
+	bring_up(b2.shell, a2.shell.qpn, {});
+	u8 *src = mem(4096), *dst = mem(8 * 256);
+	fill(src, 4096, 3);
+	u64 next_id = 100;
+	for (int round = 0; round < 4; round++) {
+		for (u32 i = 0; i < 6; i++) {
+			scx_ksge r = sg(dst + i * 256, 256);
+			ASSERT_EQ(scx_ksrq_post_recv(srq, next_id + i, &r, 1), 0);
+		}
+		scx_ksrq_ring(srq);
+		for (u32 i = 0; i < 6; i++) {
+			scx_ksge s = sg(src + round * 16 + i, 100 + i);
+			ASSERT_EQ(send(i % 2 ? a2 : a1, wr_of(i, SCX_KWR_SEND, &s, 1)), 0);
+		}
+		// Receives are taken in arrival order, whichever QP the send
+		// came by: the length says which send filled which receive.
+		std::vector<std::pair<u64, u32>> got;
+		pump_until([&] {
+			scx_kcqe e[8];
+			unsigned n = scx_drv_cq_poll_cqes(br.h, e, 8);
+			for (unsigned k = 0; k < n; k++) {
+				u64 id = 0;
+				EXPECT_EQ(e[k].status, SCX_KWC_SUCCESS);
+				EXPECT_EQ(scx_ksrq_complete(srq, &e[k], &id), 0);
+				got.push_back({id, e[k].byte_len});
+			}
+			return got.size() >= 6;
+		});
+		ASSERT_EQ(got.size(), 6u);
+		std::sort(got.begin(), got.end());
+		std::vector<u32> lens;
+		for (u32 k = 0; k < 6; k++) {
+			EXPECT_EQ(got[k].first, next_id + k);
+			u32 i = got[k].second - 100;
+			ASSERT_LT(i, 6u);
+			lens.push_back(i);
+			EXPECT_EQ(0, std::memcmp(dst + k * 256, src + round * 16 + i, 100 + i)) << round << " " << k;
+		}
+		std::sort(lens.begin(), lens.end());
+		for (u32 i = 0; i < 6; i++)
+			EXPECT_EQ(lens[i], i);
+		// Both senders' completions share one CQ.
+		u32 sent = 0;
+		pump_until([&] {
+			scx_kcqe e[8];
+			unsigned n = scx_drv_cq_poll_cqes(as.h, e, 8);
+			for (unsigned k = 0; k < n; k++) {
+				u64 id;
+				u8 op;
+				kqp_t &q = e[k].qpn == a1.shell.qpn ? a1 : a2;
+				EXPECT_EQ(scx_kqp_complete(q.h, &e[k], &id, &op), 0);
+				sent++;
+			}
+			return sent >= 6;
+		});
+		EXPECT_EQ(sent, 6u);
+		next_id += 100;
+	}
+	// Full: 7 posted, the 8th refused.
+	scx_ksge r = sg(dst, 64);
+	for (u32 i = 0; i < 7; i++)
+		EXPECT_EQ(scx_ksrq_post_recv(srq, i, &r, 1), 0);
+	EXPECT_EQ(scx_ksrq_post_recv(srq, 7, &r, 1), -ENOMEM);
+	for (auto &q : kqps_)
+		EXPECT_EQ(scx_kqp_destroy(q->h), 0);
+	kqps_.clear();
+	EXPECT_EQ(scx_ksrq_destroy(srq), 0);
 }

@@ -219,6 +219,22 @@ bool scx_drv_cq_pending(struct scx_drv_cq *cq);
  */
 int scx_kqp_complete(struct scx_kqp *qp, const struct scx_kcqe *c, uint64_t *wr_id, uint8_t *opcode);
 
+/*
+ * Kernel SRQs: the same WQE chain libmlx5 keeps for user SRQs, on a ring
+ * the driver owns. Posts are serialised with each other and with
+ * scx_ksrq_complete() by the caller.
+ */
+struct scx_ksrq;
+int scx_ksrq_create(struct scx_drv *drv, uint32_t pdn, uint32_t max_wr, uint32_t max_sge, struct scx_ksrq **out);
+/* DESTROY_SRQ, then the ring is freed; kept (leaked) if the command fails. */
+int scx_ksrq_destroy(struct scx_ksrq *srq);
+uint32_t scx_ksrq_srqn(const struct scx_ksrq *srq);
+void scx_ksrq_get_caps(const struct scx_ksrq *srq, uint32_t *max_wr, uint32_t *max_sge);
+int scx_ksrq_post_recv(struct scx_ksrq *srq, uint64_t wr_id, const struct scx_ksge *sg, uint32_t num_sge);
+void scx_ksrq_ring(struct scx_ksrq *srq);
+/* The receive a CQE of a QP on this SRQ completes; -EINVAL if none. */
+int scx_ksrq_complete(struct scx_ksrq *srq, const struct scx_kcqe *c, uint64_t *wr_id);
+
 /* An address handle for UD sends: the 48-byte address vector of the WQE. */
 struct scx_kav_params {
 	uint8_t dmac[6];

@@ -100,6 +100,34 @@ one() {
 	return $rc
 }
 
+# one_cm NAME SERVER IP_ME IP_PEER CMD...: an rdma_cm exchange (CM MADs on
+# QP1 over the wire, then the data): CMD with -s -a IP_ME on SERVER, with
+# -c -a IP_PEER on the other guest (rping's syntax), the client again
+# while the server does not listen yet (said in the result).
+one_cm() {
+	local name=$1 server=$2 ip_me=$3 ip_peer=$4 rc=0 try=0
+	shift 4
+	if [ "$role" = "$server" ]; then
+		run_t 150 "$@" -s -a "$ip_me" || rc=$?
+	else
+		for ((try = 0; try < 20; try++)); do
+			rc=0
+			run_t 120 "$@" -c -a "$ip_peer" || rc=$?
+			# Not listening yet: the CM's REQ is rejected.
+			[ $rc != 0 ] && [[ $RUN_OUT == *REJECTED* ]] || break
+			sleep 1
+		done
+	fi
+	local note=
+	[ $try = 0 ] || note=" [connect retried ${try}x: server not listening yet]"
+	if [ $rc = 0 ]; then
+		result "$name" PASS "$role:$dev ok$note"
+	else
+		result "$name" FAIL "$role: exit $rc$note"
+		echo "$RUN_OUT" | tail -5
+	fi
+}
+
 # agree MINE: this side's word (1: run it again) to the peer, the peer's
 # back; true if either says 1. Both sides call it in the same order, so
 # the Nth call of one meets the Nth of the other on TCP port 5000+N (each

@@ -33,6 +33,17 @@ else
 	result wire_ud_pingpong_v6 FAIL "$role: no IPv6 GID"
 fi
 
+# The connection manager between the hosts (QP1's MADs on the wire, as
+# RoCEv2 packets to QPN 1): rping with its data checked, over IPv4 and
+# IPv6, each guest the server once.
+one_cm wire_cm_rping_v4 a 10.9.0.$me 10.9.0.$peer rping -V -C 100 -S 1024
+one_cm wire_cm_rping_v4_ba b 10.9.0.$me 10.9.0.$peer rping -V -C 50 -S 4096
+if [ -n "$g6" ]; then
+	one_cm wire_cm_rping_v6 a fd09::$me fd09::$peer rping -V -C 50 -S 1024
+else
+	result wire_cm_rping_v6 FAIL "$role: no IPv6 GID"
+fi
+
 ip -s link show eth0
 # Per-QP transport counters (debugfs qps) while a pingpong runs: its QP's
 # line shows packets each way.
