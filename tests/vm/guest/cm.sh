@@ -8,7 +8,7 @@ set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
 RXE_IP=10.0.1.1
-CM_ITERS=${CM_ITERS:-200}
+CM_ITERS=${CM_ITERS:-1000}
 
 softcx_up cm
 dbg=/sys/kernel/debug/softcx/softcx_0
