@@ -1,22 +1,29 @@
 #!/bin/bash
 # In-guest: the RDMA connection manager on softcx (kernel verbs, QP1, ib_cm,
 # rdma_cm) with the standard rdmacm-utils and perftest -R, each run on
-# softcx_0 (dummy0, 10.0.0.1) and, as the reference, on rxe0 (dummy1,
-# 10.0.1.1): every RESULT names rxe's outcome in the same boot. The two
-# devices sit on different netdevs so that an address names one device.
+# softcx_0 (dummy0, 10.0.0.1) and, as the reference, on rxecm (a dummy
+# netdev of its own, cmrxe, 10.0.7.1): every RESULT names rxe's outcome in
+# the same boot. The two devices sit on different netdevs so that an
+# address names one device; rxe devices earlier parts left (rxe0 on
+# dummy0) go first, or rdma_cm could pick them for softcx's address.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
-RXE_IP=10.0.1.1
+RXE_IP=10.0.7.1
+RXE_DEV=rxecm RXE_NETDEV=cmrxe
 CM_ITERS=${CM_ITERS:-1000}
 
+for d in /sys/class/infiniband/rxe*; do
+	[ -e "$d" ] && run_t 30 rdma link delete "${d##*/}"
+done
 softcx_up cm
 dbg=/sys/kernel/debug/softcx/softcx_0
 rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
 have_rxe=0
 if ! rxe_absent; then
-	if run_t 10 ip link add dummy1 type dummy && run_t 10 ip addr add "$RXE_IP/24" dev dummy1 &&
-		run_t 10 ip link set dummy1 up && rxe_up rxe0 dummy1 && roce_v2_ipv4_gid_index rxe0 >/dev/null; then
+	if run_t 10 ip link add $RXE_NETDEV type dummy && run_t 10 ip addr add "$RXE_IP/24" dev $RXE_NETDEV &&
+		run_t 10 ip link set $RXE_NETDEV up && rxe_up $RXE_DEV $RXE_NETDEV &&
+		roce_v2_ipv4_gid_index $RXE_DEV >/dev/null; then
 		have_rxe=1
 	else
 		result cm_rxe_up FAIL
@@ -71,7 +78,7 @@ cm_test() {
 	note="softcx tries=$((PAIR_TRIES + 1)), $((r1 - r0)) packets"
 	if [ $have_rxe = 1 ]; then
 		args=("${@//@IP@/$RXE_IP}")
-		if pair "$name-rxe" "${args[@]//@DEV@/rxe0}"; then rxe=pass; else rxe=fail; fi
+		if pair "$name-rxe" "${args[@]//@DEV@/$RXE_DEV}"; then rxe=pass; else rxe=fail; fi
 		r0=$(rx_pkts)
 		[ "$r0" = "$r1" ] || rxe="$rxe, but softcx_0 took $((r0 - r1)) packets of it"
 	fi
@@ -124,5 +131,9 @@ cm_test fi_pingpong fi_pingpong -p verbs -e msg -d @DEV@ -I 100 -c -- \
 # QP1 and the CM keep working after all that: one more short rping.
 cm_test rping_again rping -s -a @IP@ -V -C 10 -- rping -c -a @IP@ -V -C 10
 
+if [ $have_rxe = 1 ]; then
+	run_t 30 rdma link delete $RXE_DEV
+	run_t 10 ip link delete $RXE_NETDEV
+fi
 softcx_down cm
 finish

@@ -20,7 +20,13 @@ NQN=nqn.2026-12.io.softcx:loop
 CFG=/sys/kernel/config/nvmet
 MIB=${NVME_MIB:-64}
 
+# rxe devices earlier parts left on dummy0 would answer for its address.
+for d in /sys/class/infiniband/rxe*; do
+	[ -e "$d" ] && run_t 30 rdma link delete "${d##*/}"
+done
 softcx_up nvme
+dbg=/sys/kernel/debug/softcx/softcx_0
+rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
 if ! run_t 120 modprobe -a nvmet nvmet-rdma nvme-rdma; then
 	result nvme_modules FAIL "nvmet, nvmet-rdma, nvme-rdma"
 	finish
@@ -81,10 +87,12 @@ if target_up; then result nvme_target PASS "$NQN on $PEER_IP:4420"; else result 
 
 if connect; then
 	result nvme_connect PASS "$NVME_DEV ($NVME_CTRL)"
+	r0=$(rx_pkts)
 	if run_t 300 dd if=/tmp/nvme-data of="$NVME_DEV" bs=1M count="$MIB" oflag=direct status=none &&
 		run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
-		cmp /tmp/nvme-data /tmp/nvme-back; then
-		result nvme_write_read PASS "$MIB MiB, O_DIRECT, identical"
+		cmp /tmp/nvme-data /tmp/nvme-back && [ $(($(rx_pkts) - r0)) -gt $((MIB * 1024)) ]; then
+		# 64 MiB each way in packets of at most 4 KiB, through softcx_0.
+		result nvme_write_read PASS "$MIB MiB, O_DIRECT, identical, $(($(rx_pkts) - r0)) packets through softcx_0"
 	else
 		result nvme_write_read FAIL
 	fi
