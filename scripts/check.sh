@@ -246,7 +246,7 @@ if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk
 	# size (datapath-sweeps, ~5 min), two-ports (~6 min) and rdma-core's
 	# suite (pyverbs, ~8 min); make check runs those on the stock kernel.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust,cm vo_iter=100 wf_iter=1000 perf_bw_iters=1000
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust,cm vo_iter=100 wf_iter=1000 perf_bw_iters=1000 cm_iters=200 cm_fi_size=4096
 	# Each suite's KTAP document, parsed by the kernel's own kunit.py.
 	n=0
 	while read -r suite; do

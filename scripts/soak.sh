@@ -112,7 +112,8 @@ overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/sof
 # the two reads of a sample: in two soaks, 1 and 3 of the 6 sweeps failed
 # it four times in a row. tsc=reliable gives it the TSC (TCG's is the
 # host's, synced): 6 of 6 passed without a retry.
-one testk-rest datapath-sweeps,two-ports,pyverbs 5400 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- tsc=reliable
+# cm.sh in full there too (make check runs it lighter on this kernel).
+one testk-rest datapath-sweeps,two-ports,pyverbs,cm 5400 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -- tsc=reliable
 # Bounded work on the test kernel (make check runs it on the stock one),
 # 1 GiB, one vCPU, the instruction-counted clock (tests/vm/guest/bounded.sh).
 one testk-bounded bounded 2400 -k "$(cat build/testk-dir)" -o "$out/ovl-testk" -c 1 -i 0 --
