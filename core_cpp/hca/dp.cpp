@@ -96,6 +96,7 @@ void data_path::kernel_doorbell(u32 qpn)
 			kdb_[kdb_n_++] = qpn;
 		else if (!seen)
 			kdb_over_ = true;
+		kdb_pending_.store(1, mo::release);
 	}
 	wake_rx();
 }
@@ -103,6 +104,9 @@ void data_path::kernel_doorbell(u32 qpn)
 // The QPs kernel doorbells named: each gets a turn. Returns how many.
 u32 data_path::take_kernel_doorbells()
 {
+	// Every round asks; only a doorbell since the last one costs the lock.
+	if (!kdb_pending_.exchange(0, mo::acq_rel))
+		return 0;
 	u32 q[kdb_cap];
 	u32 n;
 	bool over;

@@ -330,6 +330,7 @@ private:
 	u32 kdb_[kdb_cap] = {};
 	u32 kdb_n_ = 0;
 	bool kdb_over_ = false;
+	atomic<u32> kdb_pending_{0};  // the list has news: a round takes the lock
 	atomic<u32> halted_{0};
 	dp_stats stats_{};
 	bool busy_ = false;      // this round found a peer port locked

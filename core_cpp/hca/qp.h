@@ -161,9 +161,6 @@ struct qp_deps {
 class qp_table {
 public:
 	static constexpr u32 first_qpn = 2; // QP0 and QP1 are the special QPs
-	// The port's GSI QP (st QP1) has a QPN of its own, as on a ConnectX;
-	// packets know it as QPN 1.
-	static constexpr u32 gsi_wire_qpn = 1;
 
 	qp_table() = default;
 	~qp_table();
@@ -214,6 +211,7 @@ public:
 	// or frees a QP holds it too): the live QP, and the live QP numbers.
 	qp_runtime *dp_get(u32 qpn)
 	{
+		// The GSI QP (st QP1) has a QPN of its own, as on a ConnectX.
 		if (qpn == gsi_wire_qpn)
 			qpn = gsi_qpn_;
 		qp_ctx *q = table_.get(qpn);

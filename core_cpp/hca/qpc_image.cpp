@@ -267,7 +267,7 @@ void sync_transport(qp_runtime &rt, u8 from)
 	}
 	tp_qp_attr &a = t.a;
 	a.st = rt.st == prm::qpc_st::rc ? tp_st::rc : rt.st == prm::qpc_st::uc ? tp_st::uc : tp_st::ud;
-	a.qpn = rt.gsi ? qp_table::gsi_wire_qpn : rt.qpn;
+	a.qpn = rt.gsi ? gsi_wire_qpn : rt.qpn;
 	a.dest_qpn = rt.remote_qpn;
 	a.mtu = path_mtu_bytes(rt.mtu);
 	a.sq_psn = rt.next_send_psn;

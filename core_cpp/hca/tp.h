@@ -18,6 +18,9 @@
 
 namespace scx::hca {
 
+// The QPN packets give the port's GSI QP (QP1), whatever its own.
+constexpr u32 gsi_wire_qpn = 1;
+
 enum class tp_st : u8 { rc, uc, ud };
 
 // local: a WQE that sends nothing (NOP, UMR): run in its turn, in SQ order.

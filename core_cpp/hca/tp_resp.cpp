@@ -20,7 +20,6 @@ constexpr u8 ack_synd = sy::ack | sy::credits_invalid;
 constexpr u32 max_dma_len = 1u << 31;
 constexpr u32 grh_bytes = 40;
 // QP1 (GSI) carries MADs: 256 bytes, never more (max_mad_size).
-constexpr u32 gsi_wire_qpn = 1;
 constexpr u32 mad_bytes = 256;
 
 u8 read_resp_opcode(u32 k, u32 start, u32 n)

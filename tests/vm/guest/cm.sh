@@ -23,9 +23,7 @@ for arg in $(</proc/cmdline); do
 	esac
 done
 
-for d in /sys/class/infiniband/rxe*; do
-	[ -e "$d" ] && run_t 30 rdma link delete "${d##*/}"
-done
+rxe_remove_all
 softcx_up cm
 dbg=/sys/kernel/debug/softcx/softcx_0
 rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }

@@ -67,6 +67,15 @@ rxe_up() {
 	[ -e "/sys/class/infiniband/$dev" ] || run_t 30 rdma link add "$dev" type rxe netdev "$nd"
 }
 
+# rxe_remove_all: every rdma_rxe device gone (an earlier part's rxe0 on
+# dummy0 would answer for softcx_0's address).
+rxe_remove_all() {
+	local d
+	for d in /sys/class/infiniband/rxe*; do
+		[ -e "$d" ] && run_t 30 rdma link delete "${d##*/}"
+	done
+}
+
 # roce_v2_ipv4_gid_index DEV: print the index of DEV's RoCE v2 IPv4-mapped GID.
 # Only the first 16 of the 1024 entries are read (builtins only: a `cat` per
 # entry costs ~35 s per device under TCG). GIDs are filled in asynchronously

@@ -20,10 +20,7 @@ NQN=nqn.2026-12.io.softcx:loop
 CFG=/sys/kernel/config/nvmet
 MIB=${NVME_MIB:-64}
 
-# rxe devices earlier parts left on dummy0 would answer for its address.
-for d in /sys/class/infiniband/rxe*; do
-	[ -e "$d" ] && run_t 30 rdma link delete "${d##*/}"
-done
+rxe_remove_all
 softcx_up nvme
 dbg=/sys/kernel/debug/softcx/softcx_0
 rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
