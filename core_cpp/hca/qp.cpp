@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// The QP table: CREATE/MODIFY/QUERY/DESTROY_QP, the QPs' runtime state the
-// data path reads, and where their queues lie (the context image itself:
-// qpc_image.cpp).
+// The QP table: MODIFY/QUERY/DESTROY_QP (CREATE_QP: qp_create.cpp), the
+// QPs' runtime state the data path reads, and where their queues lie (the
+// context image itself: qpc_image.cpp).
 #include "hca/qp.h"
 
 #include "hca/qpc_image.h"
@@ -88,225 +88,94 @@ u32 qp_table::max_live() const
 	return min(n, table_.capacity());
 }
 
-void qp_table::create(cmd_ctx &c)
+// The values a transition is about to take, against the device's limits
+// and the QP's service type; false: the command failed.
+bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u32 mask)
 {
-	namespace in = prm::create_qp_in;
 	namespace q = prm::qpc;
-	if (!c.need_in(in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::create_qp_out::size_bytes, synd::short_output))
-		return;
-	u8 hdr[in::size_bytes];
-	if (!c.read_in(0, hdr, sizeof(hdr)))
-		return (void)c.fail(st::bad_inp_len_err, synd::short_input);
-	const u8 *qpc = prm::at(hdr, in::qpc);
+	namespace a = prm::ads;
 	const u8 *gcap = d_.cap->general();
+	const u8 *path = prm::at(qpc, q::primary_address_path);
+	const bool rc = now.st == prm::qpc_st::rc, conn = now.st != prm::qpc_st::ud;
+	u32 pkeys = 128u << prm::get(gcap, gen::pkey_table_size);
+	u32 ports = prm::get(gcap, gen::num_ports);
+	u32 log_ra = prm::get(gcap, gen::log_max_ra_res_qp);
+	u32 log_ra_req = prm::get(gcap, gen::log_max_ra_req_qp);
+	bool init_attrs = c.opcode == prm::op::rst2init_qp;
+	if (init_attrs || (mask & opt::pri_port)) {
+		u32 port = prm::get(path, a::vhca_port_num);
+		if (port < 1 || port > ports)
+			return c.fail(st::bad_param_err, synd::qp_bad_port), false;
+	}
+	if ((init_attrs || (mask & opt::pkey_index)) && prm::get(path, a::pkey_index) >= pkeys)
+		return c.fail(st::bad_param_err, synd::qp_bad_pkey), false;
+	if (init_attrs || (mask & opt::counter_set_id)) {
+		u32 counter = prm::get(qpc, q::counter_set_id);
+		if (counter && !d_.q_counters->valid(counter))
+			return c.fail(st::bad_res_err, synd::qp_bad_counter), false;
+	}
+	if (((init_attrs && rc) || (mask & opt::rae)) && prm::get(qpc, q::rae) &&
+	    prm::get(qpc, q::atomic_mode) > prm::qpc_atomic_mode::up_to_8b)
+		return c.fail(st::bad_param_err, synd::qp_unsupported), false;
+	if (c.opcode == prm::op::init2rtr_qp && conn) {
+		u32 mtu = prm::get(qpc, q::mtu);
+		if (mtu < prm::qpc_mtu::bytes_256 || mtu > prm::qpc_mtu::bytes_4k)
+			return c.fail(st::bad_param_err, synd::qp_bad_mtu), false;
+		// Its packets must fit the port's frames (a jumbo path MTU
+		// needs a jumbo netdev).
+		if (mtu > d_.port->max_path_mtu())
+			return c.fail(st::bad_param_err, synd::qp_mtu_over_port), false;
+		if (prm::get(qpc, q::log_msg_max) > prm::get(gcap, gen::log_max_msg))
+			return c.fail(st::bad_param_err, synd::qp_bad_msg_max), false;
+		if (prm::get(qpc, q::remote_qpn) < first_qpn)
+			return c.fail(st::bad_param_err, synd::qp_bad_remote_qpn), false;
+		if (prm::get(path, a::src_addr_index) >= prm::get(gcap, gen::gid_table_size))
+			return c.fail(st::bad_param_err, synd::qp_bad_gid_index), false;
+		if (prm::get(path, a::vhca_port_num) > ports)
+			return c.fail(st::bad_param_err, synd::qp_bad_port), false;
+		if (rc && prm::get(qpc, q::log_rra_max) > log_ra)
+			return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic), false;
+	}
+	if (c.opcode == prm::op::rtr2rts_qp && rc && prm::get(qpc, q::log_sra_max) > log_ra_req)
+		return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic), false;
+	if ((mask & opt::pm_state) && prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
+		return c.fail(st::bad_param_err, synd::qp_bad_pm_state), false;
+	return true;
+}
 
-	if (prm::get(hdr, in::reserved_at_40) || prm::get(hdr, in::reserved_at_60))
-		return (void)c.fail(st::bad_param_err, synd::qp_reserved);
-	if (prm::get(hdr, in::opt_param_mask))
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_opt_param);
-	if (prm::get(hdr, in::input_qpn))
-		return (void)c.fail(st::bad_param_err, synd::qp_input_qpn_unsupported);
-	if (prm::get(hdr, in::wq_umem_valid) || prm::get(qpc, q::dbr_umem_valid))
-		return (void)c.fail(st::bad_param_err, synd::qp_umem_unsupported);
-	u8 qst = u8(prm::get(qpc, q::st));
-	// QP1 (GSI) is a UD QP that packets address as QPN 1; one per port.
-	const bool gsi = qst == prm::qpc_st::qp1;
-	if (gsi)
-		qst = prm::qpc_st::ud;
-	if (qst != prm::qpc_st::rc && qst != prm::qpc_st::uc && qst != prm::qpc_st::ud)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_st);
-	// Features that change what the WQEs or the buffer mean.
-	if (prm::get(qpc, q::wq_signature) || prm::get(qpc, q::cd_master) || prm::get(qpc, q::cd_slave_send) ||
-	    prm::get(qpc, q::cd_slave_receive) || prm::get(qpc, q::offload_type) ||
-	    prm::get(qpc, q::end_padding_mode) || prm::get(qpc, q::deth_sqpn) ||
-	    prm::get(qpc, q::log_num_dci_stream_channels) || prm::get(qpc, q::log_num_dci_errored_streams))
-		return (void)c.fail(st::bad_param_err, synd::qp_unsupported);
-	if (prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_pm_state);
-
-	u32 log_qp_sz = prm::get(gcap, gen::log_max_qp_sz);
-	u32 max_rq_stride = prm::get(gcap, gen::max_wqe_sz_rq);
-	u8 rq_type = u8(prm::get(qpc, q::rq_type));
-	u32 rq_wqes = 0, rq_shift = 0, log_rq = 0;
-	if (rq_type == prm::qp_rq_type::non_zero) {
-		log_rq = prm::get(qpc, q::log_rq_size);
-		rq_shift = prm::qp_wq::min_rq_stride_shift + prm::get(qpc, q::log_rq_stride);
-		if (log_rq > log_qp_sz || (1u << rq_shift) > max_rq_stride)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_rq_size);
-		rq_wqes = 1u << log_rq;
-	} else if (rq_type != prm::qp_rq_type::srq && rq_type != prm::qp_rq_type::zero_len) {
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_rq_type);
-	}
-	u32 sq_wqebbs = 0, log_sq = 0;
-	if (!prm::get(qpc, q::no_sq)) {
-		log_sq = prm::get(qpc, q::log_sq_size);
-		if (log_sq > log_qp_sz)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_sq_size);
-		sq_wqebbs = 1u << log_sq;
-	}
-	u32 log_page = prm::get(qpc, q::log_page_size);
-	if (log_page > hca_limits::max_log_page)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_page_size);
-	u64 dbr = prm::get(qpc, q::dbr_addr);
-	if ((dbr & 7) || !d_.dma->map(dbr, prm::qp_dbrec::size_bytes))
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_dbr);
-	u32 pd = prm::get(qpc, q::pd);
-	if (!d_.pds->valid(pd))
-		return (void)c.fail(st::bad_res_err, synd::qp_bad_pd);
-	u32 uar = prm::get(qpc, q::uar_page);
-	if (!d_.uars->valid(uar))
-		return (void)c.fail(st::bad_res_err, synd::uar_invalid);
-	u32 counter = prm::get(qpc, q::counter_set_id);
-	if (counter && !d_.q_counters->valid(counter))
-		return (void)c.fail(st::bad_res_err, synd::qp_bad_counter);
-
-	// RQ first, then the SQ; page_offset counts 64ths of a page.
-	u32 page_shift = 12 + log_page;
-	u32 offset = prm::get(qpc, q::page_offset) << (page_shift - 6);
-	u32 sq_offset = rq_wqes << rq_shift;
-	u64 bytes = u64(sq_offset) + u64(sq_wqebbs) * prm::qp_wq::send_wqe_bb;
-	u32 npas = bytes ? u32((offset + bytes + (u64(1) << page_shift) - 1) >> page_shift) : 0;
-	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
-		return;
-	if (live_ >= max_live())
-		return (void)c.fail(st::no_res_err, synd::qp_exhausted);
-
-	// The objects it uses; undone in reverse on any later failure.
-	u32 cqn_snd = prm::get(qpc, q::cqn_snd), cqn_rcv = prm::get(qpc, q::cqn_rcv);
-	u32 srqn = prm::get(qpc, q::srqn_rmpn_xrqn);
-	bool with_srq = rq_type == prm::qp_rq_type::srq;
-	if (!d_.cqs->attach(cqn_snd))
-		return (void)c.fail(st::bad_res_err, synd::qp_bad_cq);
-	if (!d_.cqs->attach(cqn_rcv)) {
-		d_.cqs->detach(cqn_snd);
-		return (void)c.fail(st::bad_res_err, synd::qp_bad_cq);
-	}
-	auto undo_attach = [&] {
-		if (with_srq)
-			d_.srqs->detach(srqn);
-		d_.cqs->detach(cqn_rcv);
-		d_.cqs->detach(cqn_snd);
-	};
-	if (with_srq && !d_.srqs->attach(srqn)) {
-		with_srq = false;
-		undo_attach();
-		return (void)c.fail(st::bad_res_err, synd::qp_bad_srq);
-	}
-
-	auto slot = d_.pages->alloc_slot();
-	if (!slot) {
-		undo_attach();
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
-	}
-	auto image = d_.pages->alloc_slot();
-	if (!image) {
-		d_.pages->free_slot(*slot);
-		undo_attach();
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
-	}
-	auto *qp = static_cast<qp_ctx *>(d_.pages->slot(*slot));
-	u8 *img = static_cast<u8 *>(d_.pages->slot(*image));
-	qp->slot = *slot;
-	qp->image_slot = *image;
-	qp->rt.pas = fw_list{};
-	{
-		lock_guard g(lock_);
-		qp->rt.tp = spare_;
-		spare_ = nullptr;
-	}
-	auto undo_mem = [&] {
-		lock_guard g(lock_);
-		if (!spare_)
-			spare_ = qp->rt.tp;
-		else
-			bury(qp->rt.tp);
-		d_.pages->free_list(qp->rt.pas);
-		d_.pages->free_slot(*image);
-		d_.pages->free_slot(*slot);
-		undo_attach();
-	};
-	auto list = d_.pages->alloc_list(npas);
-	if (!list || !qp->rt.tp) {
-		undo_mem();
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
-	}
+// The transition on the context image and the runtime, under the table's
+// lock; null if the QP is gone.
+qp_ctx *qp_table::modify_apply(u32 qpn, const transition &t, const u8 *qpc, u32 mask)
+{
+	namespace q = prm::qpc;
+	lock_guard g(lock_);
+	qp_ctx *qp = table_.get(qpn);
+	if (!qp)
+		return nullptr;
+	u8 *img = static_cast<u8 *>(d_.pages->slot(qp->image_slot));
 	qp_runtime &rt = qp->rt;
-	rt.pas = *list;
-	for (u32 i = 0; i < npas; i++) {
-		c.relax_at(i);
-		bool good = true;
-		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
-		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !d_.dma->map(pa, usize(1) << page_shift)) {
-			undo_mem();
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_page);
-		}
-		d_.pages->list_set(rt.pas, i, pa);
+	if (t.to == qs::rst) {
+		clear_transport(img);
+		rt.sq_ci = 0;
+		rt.rq_ci = 0;
+		rt.flush_pending = 0;
+		rt.comm_est = 0;
+		rt.last_wqe = 0;
+	} else if (t.to == qs::err) {
+		// Work posted before is flushed by the data path.
+		if (rt.state != qs::rst)
+			rt.flush_pending = 1;
+	} else {
+		merge(img, qpc, t, rt.st, mask);
 	}
-
-	copy_bytes(img, qpc, q::size_bytes);
-	prm::set(img, q::st, qst);
-	prm::set(img, q::state, qs::rst);
-	prm::set(img, q::hw_sq_wqebb_counter, 0);
-	prm::set(img, q::sw_sq_wqebb_counter, 0);
-	prm::set(img, q::hw_rq_counter, 0);
-	prm::set(img, q::sw_rq_counter, 0);
-	clear_transport(img); // RESET has none, whatever the create context held
-	prm::set(img, q::counter_set_id, counter);
-	rt.st = qst;
-	rt.gsi = gsi;
-	rt.state = qs::rst;
-	rt.rq_type = rq_type;
-	rt.pd = pd;
-	rt.cqn_snd = cqn_snd;
-	rt.srqn = with_srq ? srqn : 0;
-	rt.user_index = prm::get(qpc, q::user_index);
-	rt.uar = uar;
-	rt.page_shift = u8(page_shift);
-	rt.log_sq_size = u8(log_sq);
-	rt.log_rq_size = u8(log_rq);
-	rt.rq_stride_shift = u8(rq_shift);
-	rt.page_offset = offset;
-	rt.sq_offset = sq_offset;
-	rt.sq_wqebbs = sq_wqebbs;
-	rt.rq_wqes = rq_wqes;
-	rt.dbr_addr = dbr;
+	u8 from = rt.state;
+	rt.state = t.to;
+	prm::set(img, q::state, t.to);
 	decode(rt, img);
-
-	result<u32> qpn = errc::nospc;
-	{
-		lock_guard g(lock_);
-		if (gsi && gsi_qpn_)
-			qpn = errc::exist;
-		else
-			qpn = table_.insert(qp);
-		if (qpn && gsi)
-			gsi_qpn_ = *qpn;
-		if (qpn) {
-			rt.qpn = *qpn;
-			rt.tp->owner = &rt;
-			rt.dp_active = rt.dp_timed = 0;
-			// The window never holds more WQEs than the SQ can.
-			if (sq_wqebbs && sq_wqebbs < rt.tp->flight_cap)
-				rt.tp->flight_cap = sq_wqebbs;
-			u32 i = *qpn - first_qpn;
-			// Left by a QP whose pages were forgotten (DISABLE_HCA).
-			bury(tps_[i]);
-			tps_[i] = rt.tp;
-			rt.tp->a.qpn = *qpn;
-			epoch_++;
-		}
-	}
-	if (!qpn) {
-		undo_mem();
-		if (qpn.error().code() == errc::exist)
-			return (void)c.fail(st::bad_param_err, synd::qp_gsi_exists);
-		return (void)c.fail(st::no_res_err, synd::qp_exhausted);
-	}
-	live_++;
-	d_.pds->ref(pd);
-	d_.uars->ref(uar);
-	prm::set(c.out, prm::create_qp_out::qpn, *qpn);
+	sync_transport(rt, from);
+	rt.generation++;
+	state_epoch_++;
+	return qp;
 }
 
 void qp_table::modify(cmd_ctx &c)
@@ -340,56 +209,10 @@ void qp_table::modify(cmd_ctx &c)
 	if (mask & ~t->allowed[st_index(now.st)])
 		return (void)c.fail(st::bad_param_err, synd::qp_bad_opt_param);
 
-	// Values the transition is about to take.
-	namespace q = prm::qpc;
-	namespace a = prm::ads;
-	const u8 *gcap = d_.cap->general();
-	const u8 *path = prm::at(qpc, q::primary_address_path);
-	const bool rc = now.st == prm::qpc_st::rc, conn = now.st != prm::qpc_st::ud;
-	u32 pkeys = 128u << prm::get(gcap, gen::pkey_table_size);
-	u32 ports = prm::get(gcap, gen::num_ports);
-	u32 log_ra = prm::get(gcap, gen::log_max_ra_res_qp);
-	u32 log_ra_req = prm::get(gcap, gen::log_max_ra_req_qp);
-	bool init_attrs = c.opcode == prm::op::rst2init_qp;
-	if (init_attrs || (mask & opt::pri_port)) {
-		u32 port = prm::get(path, a::vhca_port_num);
-		if (port < 1 || port > ports)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_port);
-	}
-	if ((init_attrs || (mask & opt::pkey_index)) && prm::get(path, a::pkey_index) >= pkeys)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_pkey);
-	if (init_attrs || (mask & opt::counter_set_id)) {
-		u32 counter = prm::get(qpc, q::counter_set_id);
-		if (counter && !d_.q_counters->valid(counter))
-			return (void)c.fail(st::bad_res_err, synd::qp_bad_counter);
-	}
-	if (((init_attrs && rc) || (mask & opt::rae)) && prm::get(qpc, q::rae) &&
-	    prm::get(qpc, q::atomic_mode) > prm::qpc_atomic_mode::up_to_8b)
-		return (void)c.fail(st::bad_param_err, synd::qp_unsupported);
-	if (c.opcode == prm::op::init2rtr_qp && conn) {
-		u32 mtu = prm::get(qpc, q::mtu);
-		if (mtu < prm::qpc_mtu::bytes_256 || mtu > prm::qpc_mtu::bytes_4k)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_mtu);
-		// Its packets must fit the port's frames (a jumbo path MTU
-		// needs a jumbo netdev).
-		if (mtu > d_.port->max_path_mtu())
-			return (void)c.fail(st::bad_param_err, synd::qp_mtu_over_port);
-		if (prm::get(qpc, q::log_msg_max) > prm::get(gcap, gen::log_max_msg))
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_msg_max);
-		if (prm::get(qpc, q::remote_qpn) < first_qpn)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_remote_qpn);
-		if (prm::get(path, a::src_addr_index) >= prm::get(gcap, gen::gid_table_size))
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_gid_index);
-		if (prm::get(path, a::vhca_port_num) > ports)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_port);
-		if (rc && prm::get(qpc, q::log_rra_max) > log_ra)
-			return (void)c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
-	}
-	if (c.opcode == prm::op::rtr2rts_qp && rc && prm::get(qpc, q::log_sra_max) > log_ra_req)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
-	if ((mask & opt::pm_state) && prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
-		return (void)c.fail(st::bad_param_err, synd::qp_bad_pm_state);
+	if (!modify_check(c, now, qpc, mask))
+		return;
 
+	namespace q = prm::qpc;
 	// A new receive CQ or SRQ (UD RTS2RTS): attach the new one first.
 	u32 new_cq = prm::get(qpc, q::cqn_rcv), new_srq = prm::get(qpc, q::srqn_rmpn_xrqn);
 	if ((mask & opt::srqn) && now.rq_type != prm::qp_rq_type::srq)
@@ -402,36 +225,7 @@ void qp_table::modify(cmd_ctx &c)
 		return (void)c.fail(st::bad_res_err, synd::qp_bad_srq);
 	}
 
-	qp_ctx *qp;
-	{
-		lock_guard g(lock_);
-		qp = table_.get(qpn);
-		if (qp) {
-			u8 *img = static_cast<u8 *>(d_.pages->slot(qp->image_slot));
-			qp_runtime &rt = qp->rt;
-			if (t->to == qs::rst) {
-				clear_transport(img);
-				rt.sq_ci = 0;
-				rt.rq_ci = 0;
-				rt.flush_pending = 0;
-				rt.comm_est = 0;
-				rt.last_wqe = 0;
-			} else if (t->to == qs::err) {
-				// Work posted before is flushed by the data path.
-				if (rt.state != qs::rst)
-					rt.flush_pending = 1;
-			} else {
-				merge(img, qpc, *t, rt.st, mask);
-			}
-			u8 from = rt.state;
-			rt.state = t->to;
-			prm::set(img, q::state, t->to);
-			decode(rt, img);
-			sync_transport(rt, from);
-			rt.generation++;
-			state_epoch_++;
-		}
-	}
+	qp_ctx *qp = modify_apply(qpn, *t, qpc, mask);
 	if (!qp) { // only this command context removes QPs: cannot happen
 		now.cqn_rcv = new_cq;
 		now.srqn = new_srq;

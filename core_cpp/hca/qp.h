@@ -41,6 +41,8 @@
 
 namespace scx::hca {
 
+struct transition;
+
 struct tp_qp;
 
 // Responder access a QP grants (qpc rre/rwe/rae).
@@ -231,6 +233,20 @@ public:
 private:
 	void free_qp(qp_ctx *q);
 	u32 max_live() const;
+	bool modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u32 mask);
+	qp_ctx *modify_apply(u32 qpn, const transition &t, const u8 *qpc, u32 mask);
+	// CREATE_QP's steps (qp_create.cpp); each false/nullptr has failed
+	// the command.
+	struct create_plan;
+	bool create_check(cmd_ctx &c, const u8 *hdr, create_plan &p);
+	bool create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p);
+	bool create_attach(cmd_ctx &c, const u8 *qpc, create_plan &p);
+	void create_detach(const create_plan &p);
+	qp_ctx *create_alloc(cmd_ctx &c, create_plan &p);
+	void create_undo(qp_ctx *qp, const create_plan &p);
+	bool create_pas(cmd_ctx &c, qp_runtime &rt, const create_plan &p);
+	void create_image(u8 *img, qp_runtime &rt, const u8 *qpc, const create_plan &p);
+	result<u32> create_publish(qp_ctx *qp, const create_plan &p);
 
 	qp_deps d_{};
 	u32 live_ = 0;
