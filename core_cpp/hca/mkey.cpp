@@ -16,6 +16,99 @@ status mkey_table::init(fw_pages &pages, id_pool &pds, u32 max_mkeys)
 	return table_.init(first_index, max_mkeys - first_index);
 }
 
+namespace {
+
+u32 mkc_access_mode(const u8 *mkc)
+{
+	return prm::get(mkc, prm::mkc::access_mode_4_2) << prm::mkc::access_mode_1_0.bits |
+	       prm::get(mkc, prm::mkc::access_mode_1_0);
+}
+
+// The context the data path reads, from the command's mkc.
+void mkey_fill(mkey_ctx *m, const u8 *mkc, u32 actual)
+{
+	m->key_7_0 = u8(prm::get(mkc, prm::mkc::mkey_7_0));
+	m->access_mode = u8(mkc_access_mode(mkc));
+	m->access = u8((prm::get(mkc, prm::mkc::lr) ? mkey_access::local_read : 0) |
+		       (prm::get(mkc, prm::mkc::lw) ? mkey_access::local_write : 0) |
+		       (prm::get(mkc, prm::mkc::rr) ? mkey_access::remote_read : 0) |
+		       (prm::get(mkc, prm::mkc::rw) ? mkey_access::remote_write : 0) |
+		       (prm::get(mkc, prm::mkc::a) ? mkey_access::atomic : 0));
+	m->free = u8(prm::get(mkc, prm::mkc::free));
+	m->umr_en = u8(prm::get(mkc, prm::mkc::umr_en));
+	m->length64 = u8(prm::get(mkc, prm::mkc::length64));
+	m->log_page_size = u8(prm::get(mkc, prm::mkc::log_page_size));
+	m->pd = prm::get(mkc, prm::mkc::pd);
+	m->qpn = prm::get(mkc, prm::mkc::qpn);
+	m->en_rinval = u8(prm::get(mkc, prm::mkc::en_rinval));
+	m->klm_key = 0;
+	m->klm_addr = 0;
+	m->start = prm::get(mkc, prm::mkc::start_addr);
+	m->len = prm::get(mkc, prm::mkc::len);
+	m->octwords = prm::get(mkc, prm::mkc::translations_octword_size);
+	m->mtt_given = actual * 2;
+}
+
+} // namespace
+
+// The mkc against what a key of its access mode may be; the capacity of
+// its translation list in *cap. false: the command failed.
+bool mkey_table::create_check(cmd_ctx &c, const u8 *mkc, u32 actual, u32 *cap)
+{
+	namespace in = prm::create_mkey_in;
+	u32 mode = mkc_access_mode(mkc);
+	// KLM mode only for a memory window: created free, filled by UMR.
+	bool window = mode == prm::mkc_access_mode::klms;
+	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt && !window)
+		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode), false;
+	if (window && (!prm::get(mkc, prm::mkc::free) || !prm::get(mkc, prm::mkc::umr_en)))
+		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode), false;
+	if (!pds_->valid(prm::get(mkc, prm::mkc::pd)))
+		return c.fail(st::bad_res_err, synd::mkey_bad_pd), false;
+	u64 start = prm::get(mkc, prm::mkc::start_addr);
+	u64 len = prm::get(mkc, prm::mkc::len);
+	bool len64 = prm::get(mkc, prm::mkc::length64);
+	if (!len64 && start + len < start)
+		return c.fail(st::bad_param_err, synd::mkey_bad_range), false;
+	u32 log_page = prm::get(mkc, prm::mkc::log_page_size);
+	u32 octwords = prm::get(mkc, prm::mkc::translations_octword_size);
+	*cap = 0;
+	if (mode != prm::mkc_access_mode::mtt) {
+		// A PA key or a window gets no translation list here.
+		if (actual)
+			return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size), false;
+		return true;
+	}
+	if (log_page < 12 || log_page > 30)
+		return c.fail(st::bad_param_err, synd::mkey_bad_page_size), false;
+	if (actual > octwords || octwords > fw_pages::max_list / 2)
+		return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size), false;
+	*cap = octwords * 2;
+	// A range the list cannot cover (a free key has no range yet).
+	u64 page = u64(1) << log_page;
+	if (!prm::get(mkc, prm::mkc::free) && !len64 && ((start & (page - 1)) + len + page - 1) / page > *cap)
+		return c.fail(st::bad_param_err, synd::mkey_bad_range), false;
+	return c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list);
+}
+
+// The translation entries the command gives, each page aligned.
+bool mkey_table::create_mtt(cmd_ctx &c, mkey_ctx *m, u32 entries, u32 log_page)
+{
+	namespace in = prm::create_mkey_in;
+	u64 page_mask = (u64(1) << log_page) - 1;
+	for (u32 i = 0; i < entries; i++) {
+		c.relax_at(i);
+		u8 e[prm::mtt::size_bytes];
+		bool good = c.read_in(in::klm_pas_mtt.byte_off + i * 8, e, sizeof(e));
+		u64 addr = u64(prm::get(e, prm::mtt::ptag_63_32)) << 32 |
+			   u64(prm::get(e, prm::mtt::ptag_31_8)) << prm::dword_shift(prm::mtt::ptag_31_8);
+		if (!good || (addr & page_mask))
+			return c.fail(st::bad_param_err, synd::mkey_bad_mtt), false;
+		pages_->list_set(m->mtt, i, load_be<u64>(e));
+	}
+	return true;
+}
+
 void mkey_table::create(cmd_ctx &c)
 {
 	namespace in = prm::create_mkey_in;
@@ -25,43 +118,10 @@ void mkey_table::create(cmd_ctx &c)
 	if (prm::get(c.in, in::mkey_umem_valid))
 		return (void)c.fail(st::bad_param_err, synd::mkey_umem_unsupported);
 	const u8 *mkc = prm::at(c.in, in::memory_key_mkey_entry);
-	u32 mode = prm::get(mkc, prm::mkc::access_mode_4_2) << prm::mkc::access_mode_1_0.bits |
-		   prm::get(mkc, prm::mkc::access_mode_1_0);
-	// KLM mode only for a memory window: created free, filled by UMR.
-	bool window = mode == prm::mkc_access_mode::klms;
-	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt && !window)
-		return (void)c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
-	if (window && (!prm::get(mkc, prm::mkc::free) || !prm::get(mkc, prm::mkc::umr_en)))
-		return (void)c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
-	u32 pd = prm::get(mkc, prm::mkc::pd);
-	if (!pds_->valid(pd))
-		return (void)c.fail(st::bad_res_err, synd::mkey_bad_pd);
-	u64 start = prm::get(mkc, prm::mkc::start_addr);
-	u64 len = prm::get(mkc, prm::mkc::len);
-	bool len64 = prm::get(mkc, prm::mkc::length64);
-	if (!len64 && start + len < start)
-		return (void)c.fail(st::bad_param_err, synd::mkey_bad_range);
-	u32 log_page = prm::get(mkc, prm::mkc::log_page_size);
-	u32 octwords = prm::get(mkc, prm::mkc::translations_octword_size);
 	u32 actual = prm::get(c.in, in::translations_octword_actual_size);
 	u32 cap = 0;
-	if (mode == prm::mkc_access_mode::mtt) {
-		if (log_page < 12 || log_page > 30)
-			return (void)c.fail(st::bad_param_err, synd::mkey_bad_page_size);
-		if (actual > octwords || octwords > fw_pages::max_list / 2)
-			return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
-		cap = octwords * 2;
-		// A range the list cannot cover (a free key has no range yet).
-		u64 page = u64(1) << log_page;
-		if (!prm::get(mkc, prm::mkc::free) && !len64 &&
-		    ((start & (page - 1)) + len + page - 1) / page > cap)
-			return (void)c.fail(st::bad_param_err, synd::mkey_bad_range);
-		if (!c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list))
-			return;
-	} else if (actual) {
-		// A PA key or a window gets no translation list here.
-		return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
-	}
+	if (!create_check(c, mkc, actual, &cap))
+		return;
 
 	auto slot = pages_->alloc_slot();
 	if (!slot)
@@ -74,41 +134,12 @@ void mkey_table::create(cmd_ctx &c)
 		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
 	}
 	m->mtt = *list;
-	u64 page_mask = (u64(1) << log_page) - 1;
-	for (u32 i = 0; i < actual * 2; i++) {
-		c.relax_at(i);
-		bool good = true;
-		u8 e[prm::mtt::size_bytes];
-		good = c.read_in(in::klm_pas_mtt.byte_off + i * 8, e, sizeof(e));
-		u64 addr = u64(prm::get(e, prm::mtt::ptag_63_32)) << 32 |
-			   u64(prm::get(e, prm::mtt::ptag_31_8)) << prm::dword_shift(prm::mtt::ptag_31_8);
-		if (!good || (addr & page_mask)) {
-			pages_->free_list(m->mtt);
-			pages_->free_slot(*slot);
-			return (void)c.fail(st::bad_param_err, synd::mkey_bad_mtt);
-		}
-		pages_->list_set(m->mtt, i, load_be<u64>(e));
+	if (!create_mtt(c, m, actual * 2, prm::get(mkc, prm::mkc::log_page_size))) {
+		pages_->free_list(m->mtt);
+		pages_->free_slot(*slot);
+		return;
 	}
-	m->key_7_0 = u8(prm::get(mkc, prm::mkc::mkey_7_0));
-	m->access_mode = u8(mode);
-	m->access = u8((prm::get(mkc, prm::mkc::lr) ? mkey_access::local_read : 0) |
-		       (prm::get(mkc, prm::mkc::lw) ? mkey_access::local_write : 0) |
-		       (prm::get(mkc, prm::mkc::rr) ? mkey_access::remote_read : 0) |
-		       (prm::get(mkc, prm::mkc::rw) ? mkey_access::remote_write : 0) |
-		       (prm::get(mkc, prm::mkc::a) ? mkey_access::atomic : 0));
-	m->free = u8(prm::get(mkc, prm::mkc::free));
-	m->umr_en = u8(prm::get(mkc, prm::mkc::umr_en));
-	m->length64 = u8(len64);
-	m->log_page_size = u8(log_page);
-	m->pd = pd;
-	m->qpn = prm::get(mkc, prm::mkc::qpn);
-	m->en_rinval = u8(prm::get(mkc, prm::mkc::en_rinval));
-	m->klm_key = 0;
-	m->klm_addr = 0;
-	m->start = start;
-	m->len = len;
-	m->octwords = octwords;
-	m->mtt_given = actual * 2;
+	mkey_fill(m, mkc, actual);
 
 	result<u32> idx = errc::nospc;
 	{
@@ -122,7 +153,7 @@ void mkey_table::create(cmd_ctx &c)
 		pages_->free_slot(*slot);
 		return (void)c.fail(st::no_res_err, synd::mkey_exhausted);
 	}
-	pds_->ref(pd);
+	pds_->ref(m->pd);
 	prm::set(c.out, prm::create_mkey_out::mkey_index, *idx);
 }
 

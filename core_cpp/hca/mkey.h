@@ -71,6 +71,9 @@ public:
 	mkey_ctx *dp_find(u32 index);
 
 private:
+	// CREATE_MKEY's steps; false has failed the command.
+	bool create_check(cmd_ctx &c, const u8 *mkc, u32 actual, u32 *cap);
+	bool create_mtt(cmd_ctx &c, mkey_ctx *m, u32 entries, u32 log_page);
 	void free_mkey(mkey_ctx *m);
 
 	fw_pages *pages_ = nullptr;
