@@ -40,7 +40,7 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 # crc32_* are requested by rxe through the crypto API (request_module), so
 # they are not in modules.dep and must be named explicitly.
 # sch_netem: the lossy link of make soak's wire-netem pairs. nvmet_rdma,
-# nvme_rdma: NVMe over RDMA on softcx (nvme.sh; the test kernel has no NVMe).
+# nvme_rdma: NVMe over RDMA on softcx (nvme.sh).
 MODS=(rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm veth
 	dummy virtio_net virtio_pci crc32_generic crc32_pclmul sch_netem
 	nvmet nvmet_rdma nvme_rdma)
