@@ -10,44 +10,71 @@
 
 #define SCX_QP_FLAGS_OK MLX5_QP_FLAG_SCATTER_CQE
 
-int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
+/*
+ * What libmlx5's create command asks of the queues, against the device's
+ * limits. The buffer may start inside its first page (libmlx5 aligns a
+ * parent domain's QP buffer only to 1/64 of its size); the driver refuses
+ * what the QPC's page_offset cannot say.
+ */
+static int scx_uqp_check(const struct ib_qp_init_attr *init, const struct mlx5_ib_create_qp *ucmd,
+			 const struct scx_ib_device_attr *a)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (ucmd->flags & ~SCX_QP_FLAGS_OK)
+		return -EINVAL;
+	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
+	    cap->max_send_sge > a->max_send_sge || cap->max_recv_sge > a->max_recv_sge ||
+	    cap->max_inline_data > a->max_send_sge * 16)
+		return -EINVAL;
+	if (ucmd->sq_wqe_count > a->max_qp_wr || ucmd->rq_wqe_count > a->max_qp_wr ||
+	    /* No RQ of its own (SRQ, or none): libmlx5 leaves the shift 0. */
+	    (ucmd->rq_wqe_count && (ucmd->rq_wqe_shift < 4 ||
+				    (1U << min(ucmd->rq_wqe_shift, 31U)) > a->max_recv_sge * 16)) ||
+	    (ucmd->uidx & ~0xffffffU) || (init->srq && ucmd->rq_wqe_count))
+		return -EINVAL;
+	if (!ucmd->rq_wqe_count && !ucmd->sq_wqe_count)
+		return -EINVAL;
+	return 0;
+}
+
+/* The QP's queues as libmlx5 laid them out in its buffer. */
+static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_init_attr *init,
+			   const struct mlx5_ib_create_qp *ucmd, struct scx_ucontext *uc,
+			   struct scx_pd *pd)
+{
+	p->pdn = pd->pdn;
+	p->send_cqn = container_of(init->send_cq, struct scx_ibcq, ibcq)->cqn;
+	p->recv_cqn = container_of(init->recv_cq, struct scx_ibcq, ibcq)->cqn;
+	if (init->srq) {
+		p->has_srq = 1;
+		p->srqn = init->srq->ext.xrc.srq_num;
+	}
+	p->uar_index = uc->uar_index[0];
+	p->user_index = ucmd->uidx;
+	p->sq_wqebbs = ucmd->sq_wqe_count;
+	p->rq_wqes = ucmd->rq_wqe_count;
+	p->rq_wqe_shift = ucmd->rq_wqe_shift;
+	p->page_shift = PAGE_SHIFT;
+	p->page_offset = ucmd->buf_addr & ~PAGE_MASK;
+	p->block_mcast_loopback = !!(init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+}
+
+/* A user QP: its buffer and doorbell record pinned, then CREATE_QP. */
+static int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata,
+			  int type)
 {
 	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
 	struct scx_qp *qp = container_of(ibqp, struct scx_qp, ibqp);
 	struct scx_pd *pd = container_of(ibqp->pd, struct scx_pd, ibpd);
 	struct mlx5_ib_create_qp_resp resp = {};
-	struct scx_qp_create_params p = {};
+	struct scx_qp_create_params p = { .type = type };
 	struct mlx5_ib_create_qp ucmd = {};
 	struct scx_ib_device_attr a;
-	struct ib_cq *scq = init->send_cq, *rcq = init->recv_cq;
-	u64 rq_bytes, sq_bytes;
+	u64 bytes;
 	u32 qpn;
 	int err;
 
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-		p.type = SCX_QPT_RC;
-		break;
-	case IB_QPT_UC:
-		p.type = SCX_QPT_UC;
-		break;
-	case IB_QPT_UD:
-		p.type = SCX_QPT_UD;
-		break;
-	case IB_QPT_GSI:
-		/* The port's QP1 is the kernel's (ib_mad). */
-		if (udata)
-			return -EOPNOTSUPP;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	/* mlx5_ib's one create flag for UD that softcx has: block_lb_mc. */
-	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK ||
-	    (init->create_flags && init->qp_type != IB_QPT_UD))
-		return -EOPNOTSUPP;
-	if (!udata)
-		return scx_create_kqp(ibqp, init);
 	if (!uc)
 		return -EOPNOTSUPP;
 	if (udata->inlen < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
@@ -55,55 +82,23 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
 	if (err)
 		return err;
-	if (ucmd.flags & ~SCX_QP_FLAGS_OK)
-		return -EINVAL;
 	err = scx_verbs_query_device(to_drv(ibqp->device), &a);
 	if (err)
 		return err;
-	if (init->cap.max_send_wr > a.max_qp_wr || init->cap.max_recv_wr > a.max_qp_wr ||
-	    init->cap.max_send_sge > a.max_send_sge || init->cap.max_recv_sge > a.max_recv_sge ||
-	    init->cap.max_inline_data > a.max_send_sge * 16)
-		return -EINVAL;
-	/* The buffer may start inside its first page (libmlx5 aligns a
-	 * parent domain's QP buffer only to 1/64 of its size); the driver
-	 * refuses what the QPC's page_offset cannot say.
-	 */
-	if (ucmd.sq_wqe_count > a.max_qp_wr ||
-	    ucmd.rq_wqe_count > a.max_qp_wr ||
-	    /* No RQ of its own (SRQ, or none): libmlx5 leaves the shift 0. */
-	    (ucmd.rq_wqe_count && (ucmd.rq_wqe_shift < 4 ||
-				   (1U << min(ucmd.rq_wqe_shift, 31U)) > a.max_recv_sge * 16)) ||
-	    (ucmd.uidx & ~0xffffffU) || (init->srq && ucmd.rq_wqe_count) ||
-	    (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC && init->qp_type != IB_QPT_UD))
-		return -EINVAL;
-	rq_bytes = (u64)ucmd.rq_wqe_count << ucmd.rq_wqe_shift;
-	sq_bytes = (u64)ucmd.sq_wqe_count * SCX_SEND_WQE_BB;
-	if (!rq_bytes && !sq_bytes)
-		return -EINVAL;
+	err = scx_uqp_check(init, &ucmd, &a);
+	if (err)
+		return err;
+	bytes = ((u64)ucmd.rq_wqe_count << ucmd.rq_wqe_shift) +
+		(u64)ucmd.sq_wqe_count * SCX_SEND_WQE_BB;
 
 	mutex_init(&qp->lock);
-	qp->umem = ib_umem_get(ibqp->device, ucmd.buf_addr, rq_bytes + sq_bytes, IB_ACCESS_LOCAL_WRITE);
+	qp->umem = ib_umem_get(ibqp->device, ucmd.buf_addr, bytes, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(qp->umem))
 		return PTR_ERR(qp->umem);
 	err = scx_pin_dbrec(udata, ucmd.db_addr, &qp->dbrec, &p.dbr_addr);
 	if (err)
 		goto err_umem;
-
-	p.pdn = pd->pdn;
-	p.send_cqn = container_of(scq, struct scx_ibcq, ibcq)->cqn;
-	p.recv_cqn = container_of(rcq, struct scx_ibcq, ibcq)->cqn;
-	if (init->srq) {
-		p.has_srq = 1;
-		p.srqn = init->srq->ext.xrc.srq_num;
-	}
-	p.uar_index = uc->uar_index[0];
-	p.user_index = ucmd.uidx;
-	p.sq_wqebbs = ucmd.sq_wqe_count;
-	p.rq_wqes = ucmd.rq_wqe_count;
-	p.rq_wqe_shift = ucmd.rq_wqe_shift;
-	p.page_shift = PAGE_SHIFT;
-	p.page_offset = ucmd.buf_addr & ~PAGE_MASK;
-	p.block_mcast_loopback = !!(init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+	scx_uqp_params(&p, init, &ucmd, uc, pd);
 	p.pages = scx_umem_pages(qp->umem, PAGE_SHIFT, &p.npages);
 	if (!p.pages) {
 		err = -ENOMEM;
@@ -137,6 +132,38 @@ err_db:
 err_umem:
 	ib_umem_release(qp->umem);
 	return err;
+}
+
+int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	int type;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		type = SCX_QPT_RC;
+		break;
+	case IB_QPT_UC:
+		type = SCX_QPT_UC;
+		break;
+	case IB_QPT_UD:
+		type = SCX_QPT_UD;
+		break;
+	case IB_QPT_GSI:
+		/* The port's QP1 is the kernel's (ib_mad). */
+		if (udata)
+			return -EOPNOTSUPP;
+		type = -1;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	/* mlx5_ib's one create flag for UD that softcx has: block_lb_mc. */
+	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK ||
+	    (init->create_flags && init->qp_type != IB_QPT_UD))
+		return -EOPNOTSUPP;
+	if (!udata)
+		return scx_create_kqp(ibqp, init);
+	return scx_create_uqp(ibqp, init, udata, type);
 }
 
 int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
