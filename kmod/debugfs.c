@@ -113,8 +113,8 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 		   s.polls, s.poll_ns);
 	seq_printf(m, "peer_requests %llu\npeer_busy %llu\n", s.peer_requests, s.peer_busy);
 	seq_printf(m, "translation_faults %llu\n", s.translation_faults);
-	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\nrx_bad_pkey %llu\nrx_malformed %llu\n",
-		   s.rx_pkts, s.rx_no_qp, s.rx_bad_pkey, s.rx_malformed);
+	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\nrx_bad_pkey %llu\nrx_malformed %llu\nrx_bad_qkey %llu\n",
+		   s.rx_pkts, s.rx_no_qp, s.rx_bad_pkey, s.rx_malformed, s.rx_bad_qkey);
 	seq_printf(m, "tx_lost %llu\nqp_visits %llu\nsweeps %llu\narm_reads %llu\n", s.tx_lost,
 		   s.qp_visits, s.sweeps, s.arm_reads);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
@@ -154,11 +154,11 @@ struct scx_qp_lines {
 
 static void scx_qp_counters_print(struct seq_file *m, const struct scx_hca_qp_counters *c)
 {
-	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
 		   c->tx_pkts, c->tx_bytes, c->rx_pkts, c->rx_bytes,
 		   c->retrans_timeout, c->retrans_nak, c->seq_naks_sent, c->seq_naks_rcvd,
 		   c->rnr_naks_sent, c->rnr_naks_rcvd, c->dup_requests, c->out_of_seq, c->dropped,
-		   c->bad_pkey, c->malformed);
+		   c->bad_pkey, c->malformed, c->bad_qkey);
 }
 
 static void scx_qp_counters_line(void *ctx, const struct scx_hca_qp_counters *c)
@@ -180,7 +180,7 @@ static int scx_qps_show(struct seq_file *m, void *unused)
 	struct scx_qp_lines l = { .m = m };
 	struct scx_hca_qp_counters port;
 
-	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped bad_pkey malformed\n");
+	seq_puts(m, "qpn state tx_pkts tx_bytes rx_pkts rx_bytes retrans_timeout retrans_nak seq_naks_sent seq_naks_rcvd rnr_naks_sent rnr_naks_rcvd dup_requests out_of_seq dropped bad_pkey malformed bad_qkey\n");
 	scx_hca_for_each_qp_counters(kdev->hca, scx_qp_counters_line, &l);
 	scx_hca_port_counters(kdev->hca, &port);
 	seq_printf(m, "port(%u) -", l.n);

@@ -68,6 +68,7 @@ void counters_out(const hca::tp_counters &t, scx_hca_qp_counters *c)
 	c->dropped = t.dropped;
 	c->bad_pkey = t.bad_pkey;
 	c->malformed = t.malformed;
+	c->bad_qkey = t.bad_qkey;
 }
 
 } // namespace
@@ -188,6 +189,7 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->rx_no_qp = d.rx_no_qp;
 	s->rx_bad_pkey = d.rx_bad_pkey;
 	s->rx_malformed = d.rx_malformed;
+	s->rx_bad_qkey = d.rx_bad_qkey;
 	s->tx_lost = d.tx_lost;
 	s->qp_visits = d.qp_visits;
 	s->sweeps = d.sweeps;

@@ -67,6 +67,7 @@ struct dp_stats {
 	u64 rx_no_qp;      // ... for no QP that could take them
 	u64 rx_bad_pkey;   // ... with another partition's P_Key (the QPs' bad_pkey)
 	u64 rx_malformed;  // ... with no valid header for their QP (its malformed)
+	u64 rx_bad_qkey;   // ... datagrams with another Q_Key (the QPs' bad_qkey)
 	u64 tx_lost;       // sent to an address no port has, or a full ring
 	u64 qp_visits;     // turns a QP got (named by a doorbell, a packet, a timer)
 	u64 sweeps;        // looks at every QP's doorbell record

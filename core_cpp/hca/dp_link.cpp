@@ -211,11 +211,12 @@ bool data_path::rx_one()
 		// The port's totals of what the QP's parser refused, which
 		// outlive the QP.
 		const tp_counters &c = rt->tp->cnt;
-		u64 pkey = c.bad_pkey, bad = c.malformed;
+		u64 pkey = c.bad_pkey, bad = c.malformed, qkey = c.bad_qkey;
 		engine_.receive(*rt->tp, p->data, p->len, m, now_);
 		link_.settle();
 		stats_.rx_bad_pkey += c.bad_pkey - pkey;
 		stats_.rx_malformed += c.malformed - bad;
+		stats_.rx_bad_qkey += c.bad_qkey - qkey;
 		// An answer may have armed the timer (what is left is
 		// owed by then) with nothing to send.
 		track_timer(*rt);

@@ -173,6 +173,7 @@ void tp_counters_add(tp_counters &sum, const tp_counters &c)
 	sum.dup_requests += c.dup_requests;
 	sum.out_of_seq += c.out_of_seq;
 	sum.dropped += c.dropped;
+	sum.bad_qkey += c.bad_qkey;
 	sum.bad_pkey += c.bad_pkey;
 	sum.malformed += c.malformed;
 }

@@ -174,6 +174,8 @@ struct tp_counters {
 	u64 bad_pkey;                         // dropped: the BTH's P_Key is not the QP's
 	u64 malformed;                        // dropped: no valid header for this QP's
 	                                      // service, or a payload past the path MTU
+	                                      // (for QP1: past a MAD)
+	u64 bad_qkey;                         // dropped: a datagram's Q_Key is not the QP's
 };
 // Adds one QP's counters to a sum (a port's totals).
 void tp_counters_add(tp_counters &sum, const tp_counters &c);

@@ -367,8 +367,12 @@ void transport::resp_ud(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 
 	u32 plen = l.payload_len;
 	// A datagram larger than a MAD is no MAD: QP1 drops it before it
 	// takes a receive (ib_mad would not post that one again).
-	if (h.qkey != q.a.qkey || plen > q.a.mtu || !m.grh || (q.a.qpn == gsi_wire_qpn && plen > mad_bytes)) {
-		q.cnt.dropped++;
+	if (h.qkey != q.a.qkey) {
+		q.cnt.bad_qkey++;
+		return;
+	}
+	if (plen > q.a.mtu || !m.grh || (q.a.qpn == gsi_wire_qpn && plen > mad_bytes)) {
+		q.cnt.malformed++;
 		return;
 	}
 	u32 handle = 0, cap = 0;

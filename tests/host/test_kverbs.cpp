@@ -445,6 +445,8 @@ TEST_F(KVerbs, GsiQpIsQpOneOnTheWire)
 	// Another Q_Key than QP1's own is dropped; so is a datagram larger
 	// than a MAD, before it takes a receive: the next MAD gets that one.
 	ASSERT_EQ(recv(g, 7, {sg(buf + 2048, 40 + 1024)}), 0);
+	scx_hca_dp_stats st0{}, st1{};
+	scx_hca_get_dp_stats(hca, &st0);
 	w.remote_qkey = 0x1234;
 	ASSERT_EQ(send(g, w), 0);
 	wait_done(s, g, 1);
@@ -457,6 +459,9 @@ TEST_F(KVerbs, GsiQpIsQpOneOnTheWire)
 	wait_done(s, g, 1);
 	pump(20);
 	EXPECT_TRUE(reap(r, g).empty());
+	scx_hca_get_dp_stats(hca, &st1);
+	EXPECT_EQ(st1.rx_bad_qkey - st0.rx_bad_qkey, 1u);
+	EXPECT_EQ(st1.rx_malformed - st0.rx_malformed, 1u);
 	w.remote_qkey = 0x80000000;
 	ASSERT_EQ(send(g, w), 0);
 	wait_done(s, g, 1);

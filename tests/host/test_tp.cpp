@@ -506,7 +506,8 @@ TEST(Transport, UdChecksTheQkeyAndPrependsTheGrh)
 	w.post_send(a, s, 0);
 	w.run();
 	ASSERT_EQ(a.done.size(), 2u);
-	EXPECT_EQ(b.t.cnt.dropped, 1u);
+	EXPECT_EQ(b.t.cnt.bad_qkey, 1u);
+	EXPECT_EQ(b.t.cnt.dropped, 0u);
 	ASSERT_EQ(b.recvd.size(), 1u);
 	EXPECT_EQ(b.recvd[0].d.len, 240u);
 	EXPECT_EQ(b.recvd[0].d.src_qp, 0x31u);

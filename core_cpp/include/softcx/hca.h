@@ -125,6 +125,7 @@ struct scx_hca_dp_stats {
 	uint64_t rx_no_qp;      /* ... for no QP */
 	uint64_t rx_bad_pkey;   /* ... another partition's P_Key */
 	uint64_t rx_malformed;  /* ... no valid header for the QP */
+	uint64_t rx_bad_qkey;   /* ... datagrams with another Q_Key than their QP's */
 	uint64_t tx_lost;       /* sent where no port is, or into a full ring */
 	uint64_t qp_visits;     /* turns QPs got: named by doorbells, packets, timers */
 	uint64_t sweeps;        /* looks at every QP's doorbell record */
@@ -207,6 +208,7 @@ struct scx_hca_qp_counters {
 	uint64_t dropped;        /* packets no QP state accepts */
 	uint64_t bad_pkey;       /* dropped: another partition's P_Key */
 	uint64_t malformed;      /* dropped: no valid header for the QP, or past its MTU */
+	uint64_t bad_qkey;       /* dropped: a datagram with another Q_Key */
 };
 /* fn for every QP with transport state; under the data path's lock, so
  * it must not sleep. */

@@ -102,19 +102,29 @@ one() {
 
 # one_cm NAME SERVER IP_ME IP_PEER CMD...: an rdma_cm exchange (CM MADs on
 # QP1 over the wire, then the data): CMD with -s -a IP_ME on SERVER, with
-# -c -a IP_PEER on the other guest (rping's syntax), the client again
-# while the server does not listen yet (said in the result).
+# -c -a IP_PEER on the other guest (rping's syntax).
 one_cm() {
-	local name=$1 server=$2 ip_me=$3 ip_peer=$4 rc=0 try=0
+	local name=$1 server=$2 ip_me=$3 ip_peer=$4
 	shift 4
+	one_cms "$name" "$server" "$* -s -a $ip_me" "$* -c -a $ip_peer"
+}
+
+# one_cms NAME SERVER 'SERVER CMD' 'CLIENT CMD': an rdma_cm exchange, each
+# side's command line whole (split at spaces); the client again while the
+# server does not listen yet (said in the result).
+one_cms() {
+	local name=$1 server=$2 rc=0 try=0 cmd
 	if [ "$role" = "$server" ]; then
-		run_t 150 "$@" -s -a "$ip_me" || rc=$?
+		read -r -a cmd <<<"$3"
+		run_t 150 "${cmd[@]}" || rc=$?
 	else
+		read -r -a cmd <<<"$4"
 		for ((try = 0; try < 20; try++)); do
 			rc=0
-			run_t 120 "$@" -c -a "$ip_peer" || rc=$?
+			run_t 120 "${cmd[@]}" || rc=$?
 			# Not listening yet: the CM's REQ is rejected.
-			[ $rc != 0 ] && [[ $RUN_OUT == *REJECTED* ]] || break
+			[ $rc != 0 ] && [[ $RUN_OUT == *REJECTED* || $RUN_OUT == *"rdma_connect"* ||
+				$RUN_OUT == *refused* || $RUN_OUT == *UNREACHABLE* ]] || break
 			sleep 1
 		done
 	fi
@@ -163,7 +173,10 @@ one_run() {
 	for ((try = 0; try < 30; try++)); do
 		rc=0
 		run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
-		[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* ]] || break
+		# Not listening yet: TCP refused, or (perftest -R) the CM's REQ
+		# rejected.
+		[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *REJECTED* ||
+			$RUN_OUT == *"rdma_connect"* ]] || break
 		sleep 1
 	done
 	ONE_CONNECTS=$try

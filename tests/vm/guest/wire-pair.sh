@@ -43,6 +43,14 @@ if [ -n "$g6" ]; then
 else
 	result wire_cm_rping_v6 FAIL "$role: no IPv6 GID"
 fi
+# perftest connecting through rdma_cm (-R): SEND and READ, each way once.
+one wire_cm_send_bw a ib_send_bw -d $dev -R -n 200 -s 65536
+one wire_cm_read_bw b ib_read_bw -d $dev -R -n 200 -s 65536
+# librdmacm's own examples: RC connections with data (ucmatose), UD
+# through the CM (udaddy), and the rdma_server / rdma_client pair.
+one_cms wire_cm_ucmatose a "ucmatose -c 4 -C 50 -S 1024" "ucmatose -s 10.9.0.$peer -c 4 -C 50 -S 1024"
+one_cms wire_cm_udaddy b "udaddy -c 2 -C 10 -S 512" "udaddy -s 10.9.0.$peer -c 2 -C 10 -S 512"
+one_cms wire_cm_rdma_server a "rdma_server" "rdma_client -s 10.9.0.$peer"
 
 ip -s link show eth0
 # Per-QP transport counters (debugfs qps) while a pingpong runs: its QP's
@@ -210,6 +218,57 @@ else
 		result wire_malformed PASS "dropped and counted: $got"
 	else
 		result wire_malformed FAIL "counted $got, sent $want"
+	fi
+fi
+
+# QP1 from the wire: while an rping connects from b to a, b sends datagrams
+# to QP1 that its rules refuse (wire_inject.py --qp1: larger than a MAD, a
+# P_Key not in the port's table, another Q_Key than QP1's), N of each, on
+# the headers of b's first CM MAD. a (softcx) drops and counts each kind
+# where it belongs; that rping and one right after it pass (ib_mad still
+# has its receives, the CM still answers).
+n_qp1=5
+if [ "$role" = a ] && [ $dev != rxe0 ]; then
+	dbg=/sys/kernel/debug/softcx/$dev
+	declare -A q0 q1
+	while read -r k v; do q0[$k]=$v; done <$dbg/dp
+fi
+# Both sides here (a has read its counters) before b injects anything.
+agree 0 || :
+if [ "$role" = b ]; then
+	python3 "$here/wire_inject.py" --qp1 eth0 10.9.0.1 $n_qp1 >/tmp/inject-qp1.txt 2>&1 &
+	inj=$!
+	# Capturing before the rping's first frame leaves.
+	for ((i = 0; i < 100; i++)); do
+		grep -q listening /tmp/inject-qp1.txt && break
+		sleep 0.1
+	done
+fi
+one_cm wire_qp1_rping_during a 10.9.0.$me 10.9.0.$peer rping -V -C 50 -S 512
+if [ "$role" = b ]; then
+	irc=0
+	wait $inj || irc=$?
+	cat /tmp/inject-qp1.txt
+fi
+sleep 2 # the injector's last frames
+one_cm wire_qp1_rping_after a 10.9.0.$me 10.9.0.$peer rping -V -C 50 -S 512
+if [ "$role" = b ]; then
+	if [ $irc = 0 ] && [ "$(grep -c "^sent qp1_[a-z_]* $n_qp1\$" /tmp/inject-qp1.txt)" = 3 ]; then
+		result wire_qp1_robust PASS "3 kinds x $n_qp1 sent to QPN 1"
+	else
+		result wire_qp1_robust FAIL "injector exit $irc: $(tr '\n' ';' </tmp/inject-qp1.txt)"
+	fi
+elif [ $dev = rxe0 ]; then
+	result wire_qp1_robust FAIL "guest a must run softcx to judge what it received"
+else
+	while read -r k v; do q1[$k]=$v; done <$dbg/dp
+	qd() { echo $((${q1[$1]:-0} - ${q0[$1]:-0})); }
+	got="malformed $(qd rx_malformed) bad_pkey $(qd rx_bad_pkey) bad_qkey $(qd rx_bad_qkey)"
+	want="malformed $n_qp1 bad_pkey $n_qp1 bad_qkey $n_qp1"
+	if [ "$got" = "$want" ]; then
+		result wire_qp1_robust PASS "dropped and counted: $got"
+	else
+		result wire_qp1_robust FAIL "counted $got, sent $want"
 	fi
 fi
 finish

@@ -13,6 +13,12 @@
 #   bad_opcode   BTH opcode 0x1f (reserved), ICRC resealed    -> malformed
 #   oversized    100 bytes more payload than the 1024-byte path MTU,
 #                lengths and ICRC right                       -> malformed
+# wire_inject.py --qp1 IFACE DST_IPV4 N: the same capture, then N datagrams
+# to QP1 (UD SEND only, DETH from QP1) of each kind, on the captured frame's
+# Ethernet/IP/UDP headers:
+#   qp1_oversized  a 320-byte payload (a MAD is 256), keys right -> malformed
+#   qp1_bad_pkey   BTH P_Key 0x1234, not in the port's table     -> bad P_Key
+#   qp1_bad_qkey   DETH Q_Key 0x12345678, not QP1's 0x80010000   -> bad Q_Key
 # The ICRC is computed here from IBTA Annex A17's rule with zlib, nothing of
 # softcx's.
 import socket
@@ -97,11 +103,43 @@ def oversized(f):
     return x
 
 
+QP1_QKEY = 0x80010000
+UD_SEND_ONLY = 0x64
+
+
+def qp1_datagram(f, pkey, qkey, payload):
+    # The captured frame's Ethernet, IPv4 and UDP headers; BTH to QPN 1,
+    # DETH from QPN 1, the payload zeroed; lengths, IP checksum and ICRC.
+    bth = struct.pack('!BBHI', UD_SEND_ONLY, 0, pkey, 1) + struct.pack('!I', 0x000123)
+    deth = struct.pack('!II', qkey, 1)
+    x = bytearray(f[:42]) + bth + deth + bytearray(payload) + bytearray(4)
+    struct.pack_into('!H', x, 16, len(x) - 14)
+    x[24:26] = b'\x00\x00'
+    struct.pack_into('!H', x, 24, ip_checksum(x[14:34]))
+    struct.pack_into('!H', x, 38, len(x) - 34)
+    x[40:42] = b'\x00\x00'
+    x[-4:] = icrc(x)
+    return x
+
+
+def qp1_variants(f):
+    return {
+        'qp1_oversized': qp1_datagram(f, 0xffff, QP1_QKEY, 320),
+        'qp1_bad_pkey': qp1_datagram(f, 0x1234, QP1_QKEY, 256),
+        'qp1_bad_qkey': qp1_datagram(f, 0xffff, 0x12345678, 256),
+    }
+
+
 def main():
-    iface, dst, n = sys.argv[1], socket.inet_aton(sys.argv[2]), int(sys.argv[3])
+    args = sys.argv[1:]
+    qp1 = args[0] == '--qp1'
+    if qp1:
+        args = args[1:]
+    iface, dst, n = args[0], socket.inet_aton(args[1]), int(args[2])
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
     s.settimeout(1.0)
+    print('listening', flush=True)
     deadline = time.time() + 60
     frame = None
     while frame is None and time.time() < deadline:
@@ -112,14 +150,15 @@ def main():
         if addr[2] == PACKET_OUTGOING and is_roce_to(f, dst):
             frame = f
     if frame is None:
-        print('no RoCEv2 frame to %s seen' % sys.argv[2])
+        print('no RoCEv2 frame to %s seen' % args[1])
         return 1
     end = 14 + struct.unpack('!H', frame[16:18])[0]
     if icrc(frame[:end]) != bytes(frame[end - 4:end]):
         print('captured frame: its ICRC is not the one Annex A17 gives')
         return 1
     print('captured frame: ICRC matches Annex A17')
-    for kind, f in variants(frame).items():
+    kinds = qp1_variants(frame[:end]) if qp1 else variants(frame)
+    for kind, f in kinds.items():
         for _ in range(n):
             s.send(bytes(f))
             time.sleep(0.002)
