@@ -9,7 +9,8 @@
 # unloaded. Then the device is removed under load (`rdma link delete`
 # while rping runs and NVMe I/O is in flight): rping must see
 # DEVICE_REMOVAL and exit, the controller must go, nothing may hang; with
-# the device added again, NVMe connects and reads the data back. Both
+# the device added again, NVMe connects and reads the data back. The same
+# with rmmod softcx under that load, then the module loaded again. Both
 # ends are kernel consumers of softcx: rdma_cm, FRWR
 # (IB_WR_REG_MR, LOCAL_INV, SEND_WITH_INV), kernel CQs polled in softirq
 # and workqueue context, ib_drain_qp at teardown.
@@ -17,8 +18,10 @@ set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
 NQN=nqn.2026-12.io.softcx:loop
-CFG=/sys/kernel/config/nvmet
+NVME_IP=$PEER_IP
 MIB=${NVME_MIB:-64}
+# shellcheck source=nvme-common.sh
+. "${BASH_SOURCE%/*}/nvme-common.sh"
 
 rxe_remove_all
 softcx_up nvme
@@ -30,53 +33,7 @@ if ! run_t 120 modprobe -a nvmet nvmet-rdma nvme-rdma; then
 	exit 1
 fi
 result nvme_modules PASS
-[ -d /sys/kernel/config/nvmet ] || mount -t configfs none /sys/kernel/config
-
-# The target: one subsystem, one file-backed namespace, one RDMA port.
-target_up() {
-	mkdir "$CFG/subsystems/$NQN" &&
-		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
-		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
-		echo -n /tmp/nvme-backing.img >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
-		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io" &&
-		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
-		mkdir "$CFG/ports/1" &&
-		echo rdma >"$CFG/ports/1/addr_trtype" &&
-		echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
-		echo "$PEER_IP" >"$CFG/ports/1/addr_traddr" &&
-		echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
-		ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
-}
-target_down() {
-	rm -f "$CFG/ports/1/subsystems/$NQN"
-	rmdir "$CFG/ports/1" 2>/dev/null
-	echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
-	rmdir "$CFG/subsystems/$NQN/namespaces/1" "$CFG/subsystems/$NQN" 2>/dev/null
-}
-
-# connect: the host side, as nvme-cli does it; NVME_DEV is its namespace.
-connect() {
-	local i ctrl
-	NVME_DEV=
-	if ! echo "transport=rdma,traddr=$PEER_IP,trsvcid=4420,nqn=$NQN" >/dev/nvme-fabrics 2>/tmp/nvme-connect.err; then
-		cat /tmp/nvme-connect.err >&2
-		return 1
-	fi
-	for ((i = 0; i < 100; i++)); do
-		for ctrl in /sys/class/nvme/nvme*; do
-			[ "$(cat "$ctrl/transport" 2>/dev/null)" = rdma ] || continue
-			NVME_CTRL=${ctrl##*/}
-			for ns in /sys/block/"$NVME_CTRL"n*; do
-				[ -e "$ns" ] && NVME_DEV=/dev/${ns##*/} && [ -b "$NVME_DEV" ] && return 0
-			done
-		done
-		sleep 0.1
-	done
-	return 1
-}
-disconnect() {
-	echo 1 >"/sys/class/nvme/$NVME_CTRL/delete_controller"
-}
+nvme_configfs
 
 truncate -s "${MIB}M" /tmp/nvme-backing.img
 dd if=/dev/urandom of=/tmp/nvme-data bs=1M count="$MIB" status=none
@@ -114,7 +71,9 @@ else
 	result nvme_reconnect FAIL "connect"
 fi
 
-# Removal under load. ctrl_loss_tmo bounds how long the host retries.
+# Removal under load: CMD... (rdma link delete, or rmmod) while rping
+# runs and NVMe I/O is in flight. ctrl_loss_tmo bounds how long the host
+# retries.
 removal_under_load() {
 	local rp_s rp_c io t0 gone=0 i
 	echo "transport=rdma,traddr=$PEER_IP,trsvcid=4420,nqn=$NQN,ctrl_loss_tmo=5,reconnect_delay=1" \
@@ -129,8 +88,8 @@ removal_under_load() {
 	rp_c=$!
 	sleep 3
 	t0=$SECONDS
-	run_t 120 rdma link delete softcx_0 || { echo "link delete failed" >&2; return 1; }
-	echo "link delete took $((SECONDS - t0)) s" >&2
+	run_t 120 "$@" || { echo "$* failed" >&2; return 1; }
+	echo "$* took $((SECONDS - t0)) s" >&2
 	# rping sees DEVICE_REMOVAL and exits (not the timeout's 124).
 	wait $rp_c
 	[ $? != 124 ] || { echo "rping client still ran" >&2; return 1; }
@@ -144,9 +103,9 @@ removal_under_load() {
 	kill $io 2>/dev/null
 	wait $io 2>/dev/null
 	[ $gone = 1 ] || { echo "the NVMe controller stayed" >&2; return 1; }
-	REMOVAL_NOTE="link delete $((SECONDS - t0)) s; rping saw DEVICE_REMOVAL; controller deleted"
+	REMOVAL_NOTE="$* $((SECONDS - t0)) s; rping saw DEVICE_REMOVAL; controller deleted"
 }
-if removal_under_load; then
+if removal_under_load rdma link delete softcx_0; then
 	result nvme_removal_under_load PASS "$REMOVAL_NOTE"
 else
 	result nvme_removal_under_load FAIL
@@ -162,6 +121,24 @@ if run_t 60 rdma link add softcx_0 type softcx netdev dummy0 && roce_v2_ipv4_gid
 	disconnect
 else
 	result nvme_after_readd FAIL
+fi
+
+# The module removed under the same load; loaded again, a new softcx_0
+# takes NVMe's connection and the data reads back.
+if removal_under_load rmmod softcx; then
+	note=$REMOVAL_NOTE
+	if load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
+		roce_v2_ipv4_gid_index softcx_0 >/dev/null &&
+		rm -f "$CFG/ports/1/subsystems/$NQN" && ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN" &&
+		connect && run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
+		cmp /tmp/nvme-data /tmp/nvme-back && disconnect; then
+		result nvme_rmmod_under_load PASS "$note; loaded again, data identical"
+	else
+		result nvme_rmmod_under_load FAIL "$note; after the reload: no connection or other data"
+	fi
+else
+	result nvme_rmmod_under_load FAIL
+	dmesg | tail -30
 fi
 
 target_down
