@@ -3,8 +3,9 @@
  * Kernel verbs on a softcx ib_device, used as a kernel ULP uses them: through
  * the RDMA core (ib_alloc_pd, ib_alloc_cq, ib_create_qp, ib_post_*,
  * ib_poll_cq, ib_drain_qp, rdma_create_ah), with buffers mapped by
- * ib_dma_map_single. The device is "softcx_0" on an Ethernet netdev with an
- * IPv4 address: kunit.sh adds it before this module loads.
+ * ib_dma_map_single; and QP1 through ib_mad's agent API. The device is
+ * "softcx_0" on an Ethernet netdev with an IPv4 address: kunit.sh adds it
+ * before this module loads.
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -12,6 +13,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include "softcx_kunit.h"
@@ -641,6 +643,136 @@ static void kverbs_srq(struct kunit *test)
 	ib_destroy_srq(srq);
 }
 
+/* QP1 as ib_mad drives it: one agent sends a MAD and receives it. */
+#define KV_MAD_CLASS 0x0a	/* vendor range 1: no OUI, no other user */
+#define KV_MAD_TID 0x5c0f7e57a11ce5ULL
+
+struct kv_mad {
+	struct completion sent, got;
+	enum ib_wc_status send_status;
+	u8 mad[IB_MGMT_MAD_SIZE];
+	enum ib_wc_status status;
+	u32 src_qp, byte_len;
+	int wc_flags;
+	u8 network_hdr_type;
+	u16 pkey_index;
+	int recvs;
+};
+
+static void kv_mad_sent(struct ib_mad_agent *agent, struct ib_mad_send_wc *wc)
+{
+	struct kv_mad *m = agent->context;
+
+	m->send_status = wc->status;
+	/* The buffer holds a reference on the agent: freed here, as ib_mad's
+	 * clients do, or the agent could not be unregistered.
+	 */
+	ib_free_send_mad(wc->send_buf);
+	complete(&m->sent);
+}
+
+static void kv_mad_recv(struct ib_mad_agent *agent, struct ib_mad_send_buf *sb,
+			struct ib_mad_recv_wc *rwc)
+{
+	struct kv_mad *m = agent->context;
+
+	if (!m->recvs++) {
+		memcpy(m->mad, rwc->recv_buf.mad, sizeof(m->mad));
+		m->status = rwc->wc->status;
+		m->src_qp = rwc->wc->src_qp;
+		m->byte_len = rwc->wc->byte_len;
+		m->wc_flags = rwc->wc->wc_flags;
+		m->network_hdr_type = rwc->wc->network_hdr_type;
+		m->pkey_index = rwc->wc->pkey_index;
+	}
+	ib_free_recv_mad(rwc);
+	complete(&m->got);
+}
+
+static struct ib_mad_send_buf *kv_mad_build(struct ib_mad_agent *agent, struct ib_ah *ah)
+{
+	struct ib_mad_send_buf *sb;
+	struct ib_mad_hdr *h;
+
+	sb = ib_create_send_mad(agent, 1, 0, 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA, GFP_KERNEL,
+				IB_MGMT_BASE_VERSION);
+	if (IS_ERR(sb))
+		return sb;
+	h = sb->mad;
+	h->base_version = IB_MGMT_BASE_VERSION;
+	h->mgmt_class = KV_MAD_CLASS;
+	h->class_version = 1;
+	h->method = IB_MGMT_METHOD_GET;
+	h->tid = cpu_to_be64(KV_MAD_TID);
+	memset((u8 *)sb->mad + IB_MGMT_MAD_HDR, 0xa5, IB_MGMT_MAD_DATA);
+	sb->ah = ah;
+	sb->timeout_ms = 0;
+	sb->retries = 0;
+	return sb;
+}
+
+static void kverbs_qp1_mad(struct kunit *test)
+{
+	struct kv_ctx *c = test->priv;
+	struct ib_mad_reg_req req = { .mgmt_class = KV_MAD_CLASS, .mgmt_class_version = 1 };
+	struct kv_mad *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct rdma_ah_attr aa = {};
+	struct ib_mad_send_buf *sb;
+	struct ib_mad_agent *agent;
+	struct ib_mad_hdr *h;
+	struct ib_ah *ah;
+	int i, ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	init_completion(&m->sent);
+	init_completion(&m->got);
+	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
+	agent = ib_register_mad_agent(c->dev, 1, IB_QPT_GSI, &req, 0, kv_mad_sent, kv_mad_recv, m, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(agent));
+	KUNIT_EXPECT_EQ(test, agent->qp->qp_num, 1U);
+	aa.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&aa, 1);
+	rdma_ah_set_grh(&aa, &c->dgid, 0, c->gid->index, 64, 0);
+	ether_addr_copy(aa.roce.dmac, c->mac);
+	ah = rdma_create_ah(agent->qp->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		ib_unregister_mad_agent(agent);
+		KUNIT_FAIL(test, "rdma_create_ah: %ld", PTR_ERR(ah));
+		return;
+	}
+	sb = kv_mad_build(agent, ah);
+	ret = IS_ERR(sb) ? PTR_ERR(sb) : ib_post_send_mad(sb, NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&m->sent, 10 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, m->send_status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&m->got, 10 * HZ), 0UL);
+	} else if (!IS_ERR(sb)) {
+		ib_free_send_mad(sb);
+	}
+	/* A send still on QP1 completes (flushed) before the agent goes. */
+	ib_unregister_mad_agent(agent);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (ret || !m->recvs)
+		return;
+	/* What ib_cm and rdma_cm read of a RoCE MAD's completion. */
+	KUNIT_EXPECT_EQ(test, m->recvs, 1);
+	KUNIT_EXPECT_EQ(test, m->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, m->src_qp, 1U);
+	KUNIT_EXPECT_EQ(test, m->byte_len, 40U + IB_MGMT_MAD_SIZE);
+	KUNIT_EXPECT_TRUE(test, m->wc_flags & IB_WC_GRH);
+	KUNIT_EXPECT_TRUE(test, m->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE);
+	KUNIT_EXPECT_EQ(test, m->network_hdr_type, RDMA_NETWORK_IPV4);
+	KUNIT_EXPECT_EQ(test, m->pkey_index, 0);
+	h = (struct ib_mad_hdr *)m->mad;
+	KUNIT_EXPECT_EQ(test, h->mgmt_class, KV_MAD_CLASS);
+	KUNIT_EXPECT_EQ(test, h->method, IB_MGMT_METHOD_GET);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(h->tid), KV_MAD_TID);
+	for (i = IB_MGMT_MAD_HDR; i < IB_MGMT_MAD_SIZE && m->mad[i] == 0xa5; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, IB_MGMT_MAD_SIZE);
+}
+
 static struct kunit_case kverbs_cases[] = {
 	KUNIT_CASE(kverbs_rc_operations),
 	KUNIT_CASE(kverbs_post_refusals),
@@ -648,6 +780,7 @@ static struct kunit_case kverbs_cases[] = {
 	KUNIT_CASE(kverbs_ud_ah),
 	KUNIT_CASE(kverbs_frwr),
 	KUNIT_CASE(kverbs_srq),
+	KUNIT_CASE(kverbs_qp1_mad),
 	{}
 };
 
