@@ -174,9 +174,9 @@ one_run() {
 		rc=0
 		run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
 		# Not listening yet: TCP refused, or (perftest -R) the CM's REQ
-		# rejected.
+		# rejected ("Unexpected CM event ... 8", 8 being REJECTED).
 		[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *REJECTED* ||
-			$RUN_OUT == *"rdma_connect"* ]] || break
+			$RUN_OUT == *"Unable to perform rdma_client function"* ]] || break
 		sleep 1
 	done
 	ONE_CONNECTS=$try

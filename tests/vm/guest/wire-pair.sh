@@ -43,14 +43,65 @@ if [ -n "$g6" ]; then
 else
 	result wire_cm_rping_v6 FAIL "$role: no IPv6 GID"
 fi
-# perftest connecting through rdma_cm (-R): SEND and READ, each way once.
+# perftest connecting through rdma_cm (-R), the server a or b in turn.
+# READ with -o 16 on both sides: perftest offers its device's own
+# maximum of outstanding READs in the CM's REP (rxe: 128), which the
+# other side's librdmacm sets as its QP's max_dest_rd_atomic, and a
+# ConnectX (mlx5_ib: 1 << log_max_ra_res_qp, 16), as softcx, refuses
+# more with EINVAL.
 one wire_cm_send_bw a ib_send_bw -d $dev -R -n 200 -s 65536
-one wire_cm_read_bw b ib_read_bw -d $dev -R -n 200 -s 65536
+one wire_cm_read_bw b ib_read_bw -d $dev -R -n 200 -s 65536 -o 16
+one wire_cm_write_bw a ib_write_bw -d $dev -R -n 200 -s 65536
+one wire_cm_send_lat b ib_send_lat -d $dev -R -n 200 -s 64
 # librdmacm's own examples: RC connections with data (ucmatose), UD
 # through the CM (udaddy), and the rdma_server / rdma_client pair.
 one_cms wire_cm_ucmatose a "ucmatose -c 4 -C 50 -S 1024" "ucmatose -s 10.9.0.$peer -c 4 -C 50 -S 1024"
 one_cms wire_cm_udaddy b "udaddy -c 2 -C 10 -S 512" "udaddy -s 10.9.0.$peer -c 2 -C 10 -S 512"
 one_cms wire_cm_rdma_server a "rdma_server" "rdma_client -s 10.9.0.$peer"
+# libfabric's verbs provider over rdma_cm (msg endpoints), data checked.
+fi="fi_pingpong -p verbs -e msg -d $dev -I 100 -S 4096 -c"
+one_cms wire_cm_fi_pingpong b "$fi" "$fi 10.9.0.$peer"
+
+# qperf -cm1: a's server serves b's client, then stops (its per-test
+# child segfaults in libibverbs as it ends, on rxe as on softcx: cm.sh).
+# b judges its client's status and three figures, a that its device
+# carried the exchange. -nr 16: qperf asks for its device's maximum of
+# outstanding READs (rxe: 128) on both sides, which a ConnectX, as
+# softcx, refuses (see perftest -R READ above).
+rx_now() {
+	if [ $dev = rxe0 ]; then
+		cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts
+	else
+		awk '$1 == "rx_pkts" { print $2 }' /sys/kernel/debug/softcx/$dev/dp
+	fi
+}
+if [ "$role" = a ]; then
+	r0=$(rx_now)
+	qperf >/tmp/qperf-srv.log 2>&1 &
+	qpid=$!
+	agree 0 || : # serving
+	agree 0 || : # the client is done
+	kill $qpid 2>/dev/null
+	wait $qpid 2>/dev/null
+	r1=$(rx_now)
+	if [ $((r1 - r0)) -gt 1000 ]; then
+		result wire_cm_qperf PASS "a: $dev took $((r1 - r0)) packets serving"
+	else
+		result wire_cm_qperf FAIL "a: $dev took $((r1 - r0)) packets"
+	fi
+else
+	agree 0 || : # serving
+	sleep 1
+	rc=0
+	run_t 120 qperf -cm1 10.9.0.1 -t 2 -m 4096 -nr 16 rc_bw rc_lat rc_rdma_read_bw || rc=$?
+	agree 0 || : # done
+	figs=$(grep -E '^ *(bw|latency) *=' <<<"$RUN_OUT" | tr -s ' ' | tr '\n' ';')
+	if [ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$RUN_OUT")" = 3 ]; then
+		result wire_cm_qperf PASS "b: $figs"
+	else
+		result wire_cm_qperf FAIL "b: exit $rc: $figs"
+	fi
+fi
 
 ip -s link show eth0
 # Per-QP transport counters (debugfs qps) while a pingpong runs: its QP's
@@ -271,4 +322,50 @@ else
 		result wire_qp1_robust FAIL "counted $got, sent $want"
 	fi
 fi
+
+# NVMe over RDMA between the hosts: a the target (nvmet-rdma on 10.9.0.1,
+# a file-backed namespace), b the host (nvme-rdma). b writes 16 MiB of
+# seeded data with O_DIRECT, reads it back identical after a reconnect;
+# a's backing file then holds those bytes. The guests meet (agree) when
+# the target listens and when the host is done.
+NQN=nqn.2026-12.io.softcx:wire
+NVME_IP=10.9.0.1
+nvme_mib=16
+# shellcheck source=nvme-common.sh
+. "$here/nvme-common.sh"
+seeded() {
+	python3 -c "import random, sys; random.seed(4791); sys.stdout.buffer.write(random.randbytes($nvme_mib << 20))" >"$1"
+}
+if [ "$role" = a ]; then
+	up=0
+	truncate -s "${nvme_mib}M" /tmp/nvme-backing.img
+	run_t 60 modprobe -a nvmet nvmet-rdma && nvme_configfs && target_up && up=1
+	agree 0 || : # listening
+	agree 0 || : # the host is done
+	seeded /tmp/nvme-seeded
+	if [ $up = 1 ] && cmp /tmp/nvme-seeded /tmp/nvme-backing.img; then
+		result wire_nvme PASS "$dev target: the host's $nvme_mib MiB in the backing file"
+	else
+		result wire_nvme FAIL "target up $up; backing file differs"
+	fi
+	target_down
+	run_t 60 rmmod nvmet_rdma nvmet
+else
+	seeded /tmp/nvme-seeded
+	run_t 60 modprobe nvme-rdma
+	agree 0 || : # listening
+	note=FAIL
+	if connect && run_t 120 dd if=/tmp/nvme-seeded of="$NVME_DEV" bs=1M count=$nvme_mib oflag=direct status=none &&
+		disconnect && connect &&
+		run_t 120 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count=$nvme_mib iflag=direct status=none &&
+		cmp /tmp/nvme-seeded /tmp/nvme-back && disconnect; then
+		note=PASS
+	else
+		[ -z "${NVME_CTRL:-}" ] || disconnect 2>/dev/null
+	fi
+	agree 0 || : # done
+	result wire_nvme $note "$dev host: $nvme_mib MiB O_DIRECT to 10.9.0.1, reconnected, read back"
+	run_t 60 rmmod nvme_rdma
+fi
+rm -f /tmp/nvme-seeded /tmp/nvme-back /tmp/nvme-backing.img
 finish
