@@ -60,34 +60,34 @@ bool mkey_table::create_check(cmd_ctx &c, const u8 *mkc, u32 actual, u32 *cap)
 	// KLM mode only for a memory window: created free, filled by UMR.
 	bool window = mode == prm::mkc_access_mode::klms;
 	if (mode != prm::mkc_access_mode::pa && mode != prm::mkc_access_mode::mtt && !window)
-		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
 	if (window && (!prm::get(mkc, prm::mkc::free) || !prm::get(mkc, prm::mkc::umr_en)))
-		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
 	if (!pds_->valid(prm::get(mkc, prm::mkc::pd)))
-		return c.fail(st::bad_res_err, synd::mkey_bad_pd), false;
+		return c.fail(st::bad_res_err, synd::mkey_bad_pd);
 	u64 start = prm::get(mkc, prm::mkc::start_addr);
 	u64 len = prm::get(mkc, prm::mkc::len);
 	bool len64 = prm::get(mkc, prm::mkc::length64);
 	if (!len64 && start + len < start)
-		return c.fail(st::bad_param_err, synd::mkey_bad_range), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_range);
 	u32 log_page = prm::get(mkc, prm::mkc::log_page_size);
 	u32 octwords = prm::get(mkc, prm::mkc::translations_octword_size);
 	*cap = 0;
 	if (mode != prm::mkc_access_mode::mtt) {
 		// A PA key or a window gets no translation list here.
 		if (actual)
-			return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size), false;
+			return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
 		return true;
 	}
 	if (log_page < 12 || log_page > 30)
-		return c.fail(st::bad_param_err, synd::mkey_bad_page_size), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_page_size);
 	if (actual > octwords || octwords > fw_pages::max_list / 2)
-		return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_mtt_size);
 	*cap = octwords * 2;
 	// A range the list cannot cover (a free key has no range yet).
 	u64 page = u64(1) << log_page;
 	if (!prm::get(mkc, prm::mkc::free) && !len64 && ((start & (page - 1)) + len + page - 1) / page > *cap)
-		return c.fail(st::bad_param_err, synd::mkey_bad_range), false;
+		return c.fail(st::bad_param_err, synd::mkey_bad_range);
 	return c.need_in(in::klm_pas_mtt.byte_off + actual * 16, synd::short_list);
 }
 
@@ -103,7 +103,7 @@ bool mkey_table::create_mtt(cmd_ctx &c, mkey_ctx *m, u32 entries, u32 log_page)
 		u64 addr = u64(prm::get(e, prm::mtt::ptag_63_32)) << 32 |
 			   u64(prm::get(e, prm::mtt::ptag_31_8)) << prm::dword_shift(prm::mtt::ptag_31_8);
 		if (!good || (addr & page_mask))
-			return c.fail(st::bad_param_err, synd::mkey_bad_mtt), false;
+			return c.fail(st::bad_param_err, synd::mkey_bad_mtt);
 		pages_->list_set(m->mtt, i, load_be<u64>(e));
 	}
 	return true;

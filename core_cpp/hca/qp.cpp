@@ -105,41 +105,41 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 	if (init_attrs || (mask & opt::pri_port)) {
 		u32 port = prm::get(path, a::vhca_port_num);
 		if (port < 1 || port > ports)
-			return c.fail(st::bad_param_err, synd::qp_bad_port), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_port);
 	}
 	if ((init_attrs || (mask & opt::pkey_index)) && prm::get(path, a::pkey_index) >= pkeys)
-		return c.fail(st::bad_param_err, synd::qp_bad_pkey), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_pkey);
 	if (init_attrs || (mask & opt::counter_set_id)) {
 		u32 counter = prm::get(qpc, q::counter_set_id);
 		if (counter && !d_.q_counters->valid(counter))
-			return c.fail(st::bad_res_err, synd::qp_bad_counter), false;
+			return c.fail(st::bad_res_err, synd::qp_bad_counter);
 	}
 	if (((init_attrs && rc) || (mask & opt::rae)) && prm::get(qpc, q::rae) &&
 	    prm::get(qpc, q::atomic_mode) > prm::qpc_atomic_mode::up_to_8b)
-		return c.fail(st::bad_param_err, synd::qp_unsupported), false;
+		return c.fail(st::bad_param_err, synd::qp_unsupported);
 	if (c.opcode == prm::op::init2rtr_qp && conn) {
 		u32 mtu = prm::get(qpc, q::mtu);
 		if (mtu < prm::qpc_mtu::bytes_256 || mtu > prm::qpc_mtu::bytes_4k)
-			return c.fail(st::bad_param_err, synd::qp_bad_mtu), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_mtu);
 		// Its packets must fit the port's frames (a jumbo path MTU
 		// needs a jumbo netdev).
 		if (mtu > d_.port->max_path_mtu())
-			return c.fail(st::bad_param_err, synd::qp_mtu_over_port), false;
+			return c.fail(st::bad_param_err, synd::qp_mtu_over_port);
 		if (prm::get(qpc, q::log_msg_max) > prm::get(gcap, gen::log_max_msg))
-			return c.fail(st::bad_param_err, synd::qp_bad_msg_max), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_msg_max);
 		if (prm::get(qpc, q::remote_qpn) < first_qpn)
-			return c.fail(st::bad_param_err, synd::qp_bad_remote_qpn), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_remote_qpn);
 		if (prm::get(path, a::src_addr_index) >= prm::get(gcap, gen::gid_table_size))
-			return c.fail(st::bad_param_err, synd::qp_bad_gid_index), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_gid_index);
 		if (prm::get(path, a::vhca_port_num) > ports)
-			return c.fail(st::bad_param_err, synd::qp_bad_port), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_port);
 		if (rc && prm::get(qpc, q::log_rra_max) > log_ra)
-			return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
 	}
 	if (c.opcode == prm::op::rtr2rts_qp && rc && prm::get(qpc, q::log_sra_max) > log_ra_req)
-		return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
 	if ((mask & opt::pm_state) && prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
-		return c.fail(st::bad_param_err, synd::qp_bad_pm_state), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_pm_state);
 	return true;
 }
 

@@ -39,28 +39,28 @@ bool qp_table::create_check(cmd_ctx &c, const u8 *hdr, create_plan &p)
 {
 	const u8 *qpc = prm::at(hdr, in::qpc);
 	if (prm::get(hdr, in::reserved_at_40) || prm::get(hdr, in::reserved_at_60))
-		return c.fail(st::bad_param_err, synd::qp_reserved), false;
+		return c.fail(st::bad_param_err, synd::qp_reserved);
 	if (prm::get(hdr, in::opt_param_mask))
-		return c.fail(st::bad_param_err, synd::qp_bad_opt_param), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_opt_param);
 	if (prm::get(hdr, in::input_qpn))
-		return c.fail(st::bad_param_err, synd::qp_input_qpn_unsupported), false;
+		return c.fail(st::bad_param_err, synd::qp_input_qpn_unsupported);
 	if (prm::get(hdr, in::wq_umem_valid) || prm::get(qpc, q::dbr_umem_valid))
-		return c.fail(st::bad_param_err, synd::qp_umem_unsupported), false;
+		return c.fail(st::bad_param_err, synd::qp_umem_unsupported);
 	p.st = u8(prm::get(qpc, q::st));
 	// QP1 (GSI) is a UD QP that packets address as QPN 1; one per port.
 	p.gsi = p.st == prm::qpc_st::qp1;
 	if (p.gsi)
 		p.st = prm::qpc_st::ud;
 	if (p.st != prm::qpc_st::rc && p.st != prm::qpc_st::uc && p.st != prm::qpc_st::ud)
-		return c.fail(st::bad_param_err, synd::qp_bad_st), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_st);
 	// Features that change what the WQEs or the buffer mean.
 	if (prm::get(qpc, q::wq_signature) || prm::get(qpc, q::cd_master) || prm::get(qpc, q::cd_slave_send) ||
 	    prm::get(qpc, q::cd_slave_receive) || prm::get(qpc, q::offload_type) ||
 	    prm::get(qpc, q::end_padding_mode) || prm::get(qpc, q::deth_sqpn) ||
 	    prm::get(qpc, q::log_num_dci_stream_channels) || prm::get(qpc, q::log_num_dci_errored_streams))
-		return c.fail(st::bad_param_err, synd::qp_unsupported), false;
+		return c.fail(st::bad_param_err, synd::qp_unsupported);
 	if (prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
-		return c.fail(st::bad_param_err, synd::qp_bad_pm_state), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_pm_state);
 	return true;
 }
 
@@ -74,32 +74,32 @@ bool qp_table::create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p)
 		p.log_rq = prm::get(qpc, q::log_rq_size);
 		p.rq_shift = prm::qp_wq::min_rq_stride_shift + prm::get(qpc, q::log_rq_stride);
 		if (p.log_rq > log_qp_sz || (1u << p.rq_shift) > prm::get(gcap, gen::max_wqe_sz_rq))
-			return c.fail(st::bad_param_err, synd::qp_bad_rq_size), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_rq_size);
 		p.rq_wqes = 1u << p.log_rq;
 	} else if (p.rq_type != prm::qp_rq_type::srq && p.rq_type != prm::qp_rq_type::zero_len) {
-		return c.fail(st::bad_param_err, synd::qp_bad_rq_type), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_rq_type);
 	}
 	if (!prm::get(qpc, q::no_sq)) {
 		p.log_sq = prm::get(qpc, q::log_sq_size);
 		if (p.log_sq > log_qp_sz)
-			return c.fail(st::bad_param_err, synd::qp_bad_sq_size), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_sq_size);
 		p.sq_wqebbs = 1u << p.log_sq;
 	}
 	u32 log_page = prm::get(qpc, q::log_page_size);
 	if (log_page > hca_limits::max_log_page)
-		return c.fail(st::bad_param_err, synd::qp_bad_page_size), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_page_size);
 	p.dbr = prm::get(qpc, q::dbr_addr);
 	if ((p.dbr & 7) || !d_.dma->map(p.dbr, prm::qp_dbrec::size_bytes))
-		return c.fail(st::bad_param_err, synd::qp_bad_dbr), false;
+		return c.fail(st::bad_param_err, synd::qp_bad_dbr);
 	p.pd = prm::get(qpc, q::pd);
 	if (!d_.pds->valid(p.pd))
-		return c.fail(st::bad_res_err, synd::qp_bad_pd), false;
+		return c.fail(st::bad_res_err, synd::qp_bad_pd);
 	p.uar = prm::get(qpc, q::uar_page);
 	if (!d_.uars->valid(p.uar))
-		return c.fail(st::bad_res_err, synd::uar_invalid), false;
+		return c.fail(st::bad_res_err, synd::uar_invalid);
 	p.counter = prm::get(qpc, q::counter_set_id);
 	if (p.counter && !d_.q_counters->valid(p.counter))
-		return c.fail(st::bad_res_err, synd::qp_bad_counter), false;
+		return c.fail(st::bad_res_err, synd::qp_bad_counter);
 	// RQ first, then the SQ; page_offset counts 64ths of a page.
 	p.page_shift = 12 + log_page;
 	p.offset = prm::get(qpc, q::page_offset) << (p.page_shift - 6);
@@ -116,14 +116,14 @@ bool qp_table::create_attach(cmd_ctx &c, const u8 *qpc, create_plan &p)
 	p.cqn_rcv = prm::get(qpc, q::cqn_rcv);
 	p.srqn = prm::get(qpc, q::srqn_rmpn_xrqn);
 	if (!d_.cqs->attach(p.cqn_snd))
-		return c.fail(st::bad_res_err, synd::qp_bad_cq), false;
+		return c.fail(st::bad_res_err, synd::qp_bad_cq);
 	if (!d_.cqs->attach(p.cqn_rcv)) {
 		d_.cqs->detach(p.cqn_snd);
-		return c.fail(st::bad_res_err, synd::qp_bad_cq), false;
+		return c.fail(st::bad_res_err, synd::qp_bad_cq);
 	}
 	if (p.rq_type == prm::qp_rq_type::srq && !d_.srqs->attach(p.srqn)) {
 		create_detach(p);
-		return c.fail(st::bad_res_err, synd::qp_bad_srq), false;
+		return c.fail(st::bad_res_err, synd::qp_bad_srq);
 	}
 	p.with_srq = p.rq_type == prm::qp_rq_type::srq;
 	return true;
@@ -194,7 +194,7 @@ bool qp_table::create_pas(cmd_ctx &c, qp_runtime &rt, const create_plan &p)
 		bool good = true;
 		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
 		if (!good || (pa & ((u64(1) << p.page_shift) - 1)) || !d_.dma->map(pa, usize(1) << p.page_shift))
-			return c.fail(st::bad_param_err, synd::qp_bad_page), false;
+			return c.fail(st::bad_param_err, synd::qp_bad_page);
 		d_.pages->list_set(rt.pas, i, pa);
 	}
 	return true;
