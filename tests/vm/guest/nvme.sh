@@ -9,8 +9,7 @@
 # unloaded. Then the device is removed under load (`rdma link delete`
 # while rping runs and NVMe I/O is in flight): rping must see
 # DEVICE_REMOVAL and exit, the controller must go, nothing may hang; with
-# the device added again, NVMe connects and reads the data back. The same
-# with rmmod softcx under that load, then the module loaded again. Both
+# the device added again, NVMe connects and reads the data back. Both
 # ends are kernel consumers of softcx: rdma_cm, FRWR
 # (IB_WR_REG_MR, LOCAL_INV, SEND_WITH_INV), kernel CQs polled in softirq
 # and workqueue context, ib_drain_qp at teardown.
@@ -71,7 +70,7 @@ else
 	result nvme_reconnect FAIL "connect"
 fi
 
-# Removal under load: CMD... (rdma link delete, or rmmod) while rping
+# Removal under load: CMD... (rdma link delete) while rping
 # runs and NVMe I/O is in flight. ctrl_loss_tmo bounds how long the host
 # retries.
 removal_under_load() {
@@ -121,24 +120,6 @@ if run_t 60 rdma link add softcx_0 type softcx netdev dummy0 && roce_v2_ipv4_gid
 	disconnect
 else
 	result nvme_after_readd FAIL
-fi
-
-# The module removed under the same load; loaded again, a new softcx_0
-# takes NVMe's connection and the data reads back.
-if removal_under_load rmmod softcx; then
-	note=$REMOVAL_NOTE
-	if load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
-		roce_v2_ipv4_gid_index softcx_0 >/dev/null &&
-		rm -f "$CFG/ports/1/subsystems/$NQN" && ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN" &&
-		connect && run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
-		cmp /tmp/nvme-data /tmp/nvme-back && disconnect; then
-		result nvme_rmmod_under_load PASS "$note; loaded again, data identical"
-	else
-		result nvme_rmmod_under_load FAIL "$note; after the reload: no connection or other data"
-	fi
-else
-	result nvme_rmmod_under_load FAIL
-	dmesg | tail -30
 fi
 
 target_down
