@@ -319,7 +319,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		kdev->tasklets[i].eq = i;
 	}
 
-	kdev->fn = scx_fn_create(kdev->name);
+	kdev->fn = scx_fn_create(kdev->name, p->pci_device);
 	if (IS_ERR(kdev->fn)) {
 		err = PTR_ERR(kdev->fn);
 		goto err_free;

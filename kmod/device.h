@@ -107,6 +107,7 @@ struct scx_kdev {
 
 struct scx_kdev_params {
 	unsigned int num_comp_eqs;
+	u16 pci_device;		/* the ConnectX PCI device id the function shows */
 	u8 mac[6];		/* port MAC; zero: the hca's default */
 	u16 mtu;		/* port MTU; 0: default */
 	bool link_up;

@@ -481,6 +481,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 {
 	struct scx_kdev_params p = {
 		.num_comp_eqs = scx_settings.comp_eqs,
+		.pci_device = scx_settings.vendor_part_id,
 		.cmd_timeout_ms = scx_settings.cmd_timeout_ms,
 		.health_poll_ms = scx_settings.health_poll_ms,
 		.dp_active_us = scx_settings.dp_active_us,

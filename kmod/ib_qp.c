@@ -8,7 +8,13 @@
 
 #include "ib_priv.h"
 
-#define SCX_QP_FLAGS_OK MLX5_QP_FLAG_SCATTER_CQE
+/*
+ * The create flags libmlx5 may send that softcx takes. Scatter to CQE is
+ * an offer the device may decline: without sctr_data_cqe in its
+ * capabilities (softcx has none), mlx5_ib drops both flags and the data
+ * goes to the buffers, so softcx does the same (UCX asks for it).
+ */
+#define SCX_QP_FLAGS_OK (MLX5_QP_FLAG_SCATTER_CQE | MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
 
 /*
  * What libmlx5's create command asks of the queues, against the device's

@@ -226,8 +226,36 @@ static const struct dma_map_ops scx_dma_ops = {
 	.dma_supported = scx_dma_supported,
 };
 
+/*
+ * The function's identity in sysfs, as a ConnectX PCI function shows it
+ * (vendor, device): software that recognises a ConnectX by the parent of
+ * its ib_device (UCX's mlx5 transports) finds one. No PCI function is
+ * faked, so no PCI driver (mlx5_core) can ever bind to it.
+ */
+#define SCX_PCI_VENDOR_MELLANOX 0x15b3
+
+static ssize_t vendor_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x%04x\n", SCX_PCI_VENDOR_MELLANOX);
+}
+static DEVICE_ATTR_RO(vendor);
+
+static ssize_t device_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x%04x\n", container_of(dev, struct scx_fn, dev)->pci_device);
+}
+static DEVICE_ATTR_RO(device);
+
+static struct attribute *scx_fn_attrs[] = {
+	&dev_attr_vendor.attr,
+	&dev_attr_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(scx_fn);
+
 static struct bus_type scx_bus = {
 	.name = "softcx",
+	.dev_groups = scx_fn_groups,
 };
 
 int scx_bus_init(void)
@@ -251,7 +279,7 @@ static void scx_fn_release(struct device *dev)
 	kfree(fn);
 }
 
-struct scx_fn *scx_fn_create(const char *name)
+struct scx_fn *scx_fn_create(const char *name, u16 pci_device)
 {
 	struct scx_fn *fn = kzalloc(sizeof(*fn), GFP_KERNEL);
 	int err;
@@ -260,6 +288,7 @@ struct scx_fn *scx_fn_create(const char *name)
 		return ERR_PTR(-ENOMEM);
 	xa_init_flags(&fn->dom.pages, XA_FLAGS_LOCK_IRQ);
 	atomic64_set(&fn->dom.next_pfn, SCX_IOVA_FIRST_PFN);
+	fn->pci_device = pci_device;
 	device_initialize(&fn->dev);
 	fn->dev.bus = &scx_bus;
 	fn->dev.release = scx_fn_release;

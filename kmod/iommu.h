@@ -27,14 +27,18 @@ struct scx_dma_domain {
 /* The function's device: parent of its ib_device and its DMA device. */
 struct scx_fn {
 	struct device dev;
+	u16 pci_device;		/* the ConnectX device id it shows in sysfs */
 	struct device_dma_parameters dma_parms;
 	struct scx_dma_domain dom;
 };
 
 int scx_bus_init(void);
 void scx_bus_exit(void);
-/* A new function device named `name`, registered on the softcx bus. */
-struct scx_fn *scx_fn_create(const char *name);
+/*
+ * A new function device named `name`, registered on the softcx bus, with
+ * the identity of a ConnectX function whose PCI device id is pci_device.
+ */
+struct scx_fn *scx_fn_create(const char *name, u16 pci_device);
 void scx_fn_destroy(struct scx_fn *fn);
 
 #endif

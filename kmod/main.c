@@ -80,6 +80,7 @@ static int scx_add_device(int index)
 {
 	struct scx_kdev_params p = {
 		.num_comp_eqs = comp_eqs,
+		.pci_device = vendor_part_id,
 		.cmd_timeout_ms = cmd_timeout_ms,
 		.cmd_polling = cmd_polling,
 		.cmd_checksum = cmd_checksum,

@@ -25,6 +25,8 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 	# rdma_cm clients beyond rdmacm-utils (cm.sh): qperf, libfabric's tools.
 	qperf libfabric-bin libfabric1 libatomic1 gcc-12-base libpsm-infinipath1
 	libpsm2-2 libnuma1
+	# UCX (ucx.sh): ucx_info, ucx_perftest and their transports.
+	ucx-utils libucx0 libgomp1
 	iproute2 libbpf1 libelf1 libmnl0 libcap2 libbsd0 libmd0 libselinux1
 	libpcre2-8-0 libxtables12 libdb5.3
 	python3-minimal python3.11-minimal libpython3.11-minimal

@@ -25,8 +25,6 @@ done
 
 rxe_remove_all
 softcx_up cm
-dbg=/sys/kernel/debug/softcx/softcx_0
-rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
 have_rxe=0
 if ! rxe_absent; then
 	if run_t 10 ip link add $RXE_NETDEV type dummy && run_t 10 ip addr add "$RXE_IP/24" dev $RXE_NETDEV &&
@@ -100,15 +98,15 @@ cm_test() {
 	local name=$1 ok=FAIL note rxe=absent args r0 r1
 	shift
 	args=("${@//@IP@/$PEER_IP}")
-	r0=$(rx_pkts)
+	r0=$(dev_rx_pkts softcx_0)
 	pair "$name" "${args[@]//@DEV@/softcx_0}" && ok=PASS
-	r1=$(rx_pkts)
+	r1=$(dev_rx_pkts softcx_0)
 	[ "$r1" -gt "$r0" ] || { ok=FAIL; echo "softcx_0 took no packet" >&2; }
 	note="softcx tries=$((PAIR_TRIES + 1)), $((r1 - r0)) packets$PAIR_NOTE"
 	if [ $have_rxe = 1 ]; then
 		args=("${@//@IP@/$RXE_IP}")
 		if pair "$name-rxe" "${args[@]//@DEV@/$RXE_DEV}"; then rxe=pass; else rxe=fail; fi
-		r0=$(rx_pkts)
+		r0=$(dev_rx_pkts softcx_0)
 		[ "$r0" = "$r1" ] || rxe="$rxe, but softcx_0 took $((r0 - r1)) packets of it"
 	fi
 	result "cm_$name" "$ok" "$note; rxe: $rxe"
@@ -140,10 +138,10 @@ qperf_once() {
 }
 cm_qperf() {
 	local ok=FAIL rxe=absent r0 r1 figs
-	r0=$(rx_pkts)
+	r0=$(dev_rx_pkts softcx_0)
 	qperf_once "$PEER_IP" && ok=PASS
 	figs=$QPERF_FIGS
-	r1=$(rx_pkts)
+	r1=$(dev_rx_pkts softcx_0)
 	[ "$r1" -gt "$r0" ] || ok=FAIL
 	if [ $have_rxe = 1 ]; then
 		if qperf_once "$RXE_IP"; then rxe="pass ($QPERF_FIGS)"; else rxe=fail; fi

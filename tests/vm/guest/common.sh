@@ -322,6 +322,15 @@ load_softcx() {
 	run_t 120 insmod /harness/extra/softcx.ko "${extra[@]}" "$@"
 }
 
+# dev_rx_pkts DEV: the packets RDMA device DEV has taken in so far
+# (softcx: debugfs dp's rx_pkts; rxe: its rcvd_pkts counter).
+dev_rx_pkts() {
+	case $1 in
+	softcx*) awk '$1 == "rx_pkts" { print $2 }' "/sys/kernel/debug/softcx/$1/dp" ;;
+	*) cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts" ;;
+	esac
+}
+
 # softcx_up PREFIX [params...]: dummy0, softcx loaded (with params) and
 # softcx_0 on it, its RoCEv2 IPv4 GID index in GIDX. A part cannot go on
 # without it: on failure, result PREFIX_link_add FAIL, the summary, exit 1.

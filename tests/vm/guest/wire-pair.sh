@@ -68,22 +68,15 @@ one_cms wire_cm_fi_pingpong b "$fi" "$fi 10.9.0.$peer"
 # carried the exchange. -nr 16: qperf asks for its device's maximum of
 # outstanding READs (rxe: 128) on both sides, which a ConnectX, as
 # softcx, refuses (see perftest -R READ above).
-rx_now() {
-	if [ $dev = rxe0 ]; then
-		cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts
-	else
-		awk '$1 == "rx_pkts" { print $2 }' /sys/kernel/debug/softcx/$dev/dp
-	fi
-}
 if [ "$role" = a ]; then
-	r0=$(rx_now)
+	r0=$(dev_rx_pkts "$dev")
 	qperf >/tmp/qperf-srv.log 2>&1 &
 	qpid=$!
 	agree 0 || : # serving
 	agree 0 || : # the client is done
 	kill $qpid 2>/dev/null
 	wait $qpid 2>/dev/null
-	r1=$(rx_now)
+	r1=$(dev_rx_pkts "$dev")
 	if [ $((r1 - r0)) -gt 1000 ]; then
 		result wire_cm_qperf PASS "a: $dev took $((r1 - r0)) packets serving"
 	else
