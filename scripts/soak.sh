@@ -9,7 +9,8 @@
 #    rxe with rxe for reference;
 #  - Debian's cloud and RT kernels: the parts make check leaves out there
 #    (the perftest sweeps over every size, verbs-objects, doorbell-sched,
-#    wqe-fuzz, rdma-core's suite; two-ports on cloud);
+#    wqe-fuzz, rdma-core's suite; two-ports on cloud), and NVMe's
+#    rmmod-under-load round 30 times;
 #  - the KASAN/lockdep/kmemleak test kernel: the parts make check leaves
 #    out there (the perftest sweeps over every size, two-ports, rdma-core's
 #    suite), bounded work with a 1 GiB WQE (bounded.sh),
@@ -100,9 +101,10 @@ for fl in cloud rt; do
 	k=${GUEST_KVER%-amd64}-$fl-amd64 without=
 	grep -q '^CONFIG_RDMA_RXE=[ym]' "/usr/src/linux-headers-$k/.config" || without=rxe
 	overlay "$out/ovl-$fl" "build/kmod-$k/src/softcx.ko"
-	parts=verbs-objects,doorbell-sched,wqe-fuzz,pyverbs,datapath-sweeps
+	parts=verbs-objects,doorbell-sched,wqe-fuzz,pyverbs,datapath-sweeps,nvme
 	[ $fl = rt ] || parts=$parts,two-ports
-	GUEST_KVER=$k WITHOUT=$without one "$fl-rest" $parts 3600 -o "$out/ovl-$fl" --
+	# nvme.sh with its rmmod-under-load round 30 times (make check: once).
+	GUEST_KVER=$k WITHOUT=$without one "$fl-rest" $parts 3600 -o "$out/ovl-$fl" -- nvme_rmmod_rounds=30
 done
 overlay "$out/ovl-testk" build/kmod-testk/src/softcx.ko build/kmod-testk/src/softcx_kunit.ko
 # make check sweeps every perftest size on the stock kernel only. On the

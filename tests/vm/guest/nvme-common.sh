@@ -52,6 +52,7 @@ connect() {
 		done
 		sleep 0.1
 	done
+	[ -e "$NVME_DEV" ] && [ ! -b "$NVME_DEV" ] && echo "$NVME_DEV is there but no block device" >&2
 	return 1
 }
 disconnect() {

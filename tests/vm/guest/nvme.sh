@@ -25,7 +25,6 @@ MIB=${NVME_MIB:-64}
 rxe_remove_all
 softcx_up nvme
 dbg=/sys/kernel/debug/softcx/softcx_0
-rx_pkts() { awk '$1 == "rx_pkts" { print $2 }' $dbg/dp; }
 if ! run_t 120 modprobe -a nvmet nvmet-rdma nvme-rdma; then
 	result nvme_modules FAIL "nvmet, nvmet-rdma, nvme-rdma"
 	finish
@@ -40,13 +39,13 @@ if target_up; then result nvme_target PASS "$NQN on $PEER_IP:4420"; else result 
 
 if connect; then
 	result nvme_connect PASS "$NVME_DEV ($NVME_CTRL)"
-	r0=$(rx_pkts)
+	r0=$(dev_rx_pkts softcx_0)
 	if run_t 300 dd if=/tmp/nvme-data of="$NVME_DEV" bs=1M count="$MIB" oflag=direct status=none &&
 		run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
-		cmp /tmp/nvme-data /tmp/nvme-back && [ $(($(rx_pkts) - r0)) -gt $((MIB * 256)) ]; then
+		cmp /tmp/nvme-data /tmp/nvme-back && [ $(($(dev_rx_pkts softcx_0) - r0)) -gt $((MIB * 256)) ]; then
 		# 64 MiB each way in packets of at most 4 KiB (at least 2 x 16384),
 		# through softcx_0.
-		result nvme_write_read PASS "$MIB MiB, O_DIRECT, identical, $(($(rx_pkts) - r0)) packets through softcx_0"
+		result nvme_write_read PASS "$MIB MiB, O_DIRECT, identical, $(($(dev_rx_pkts softcx_0) - r0)) packets through softcx_0"
 	else
 		result nvme_write_read FAIL
 	fi
@@ -78,7 +77,10 @@ removal_under_load() {
 	echo "transport=rdma,traddr=$PEER_IP,trsvcid=4420,nqn=$NQN,ctrl_loss_tmo=5,reconnect_delay=1" \
 		>/dev/nvme-fabrics || return 1
 	sleep 1
-	(while dd if=/tmp/nvme-data of=/dev/nvme0n1 bs=1M oflag=direct status=none; do :; done) &
+	# nocreat: once the namespace is gone, a dd starting then must not
+	# leave a regular file /dev/nvme0n1, where the next controller's
+	# block device node would go.
+	(while dd if=/tmp/nvme-data of=/dev/nvme0n1 bs=1M oflag=direct conv=nocreat,notrunc status=none; do :; done) &
 	io=$!
 	timeout 200 rping -s -a "$PEER_IP" -C 1000000 >/tmp/rping-s.log 2>&1 &
 	rp_s=$!
@@ -120,6 +122,65 @@ if run_t 60 rdma link add softcx_0 type softcx netdev dummy0 && roce_v2_ipv4_gid
 	disconnect
 else
 	result nvme_after_readd FAIL
+fi
+
+# What softcx and NVMe looked like when a round failed.
+nvme_dump() {
+	local f
+	for f in /sys/class/nvme/nvme*; do
+		[ -e "$f" ] && echo "$f: $(cat "$f/state" 2>/dev/null) $(cat "$f/transport" 2>/dev/null)"
+	done
+	ls /sys/block /sys/class/nvme-subsystem/*/ 2>&1
+	ps -eo pid,stat,wchan:32,args | grep -E " D |dd |nvme" | grep -v grep
+	echo w >/proc/sysrq-trigger
+	for f in dp qps; do
+		echo "== debugfs $f"
+		cat "$dbg/$f" 2>&1
+	done
+	dmesg | tail -60
+}
+# The module removed under the same load; loaded again, a new softcx_0
+# takes NVMe's connection and the data reads back. Kernel arg
+# nvme_rmmod_rounds=N (default 1) repeats the round (make soak).
+rounds=1
+for arg in $(</proc/cmdline); do
+	case $arg in nvme_rmmod_rounds=*) rounds=${arg#nvme_rmmod_rounds=} ;; esac
+done
+ok=0
+for ((r = 1; r <= rounds; r++)); do
+	rm -f /tmp/nvme-back
+	if ! removal_under_load rmmod softcx; then
+		echo "round $r: the removal failed" >&2
+		nvme_dump >&2
+		break
+	fi
+	note=$REMOVAL_NOTE
+	if ! { load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
+		roce_v2_ipv4_gid_index softcx_0 >/dev/null &&
+		rm -f "$CFG/ports/1/subsystems/$NQN" && ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"; }; then
+		echo "round $r: softcx_0 did not come back" >&2
+		nvme_dump >&2
+		break
+	fi
+	if ! connect; then
+		echo "round $r: no connection to the new softcx_0" >&2
+		nvme_dump >&2
+		break
+	fi
+	if ! { run_t 300 dd if="$NVME_DEV" of=/tmp/nvme-back bs=1M count="$MIB" iflag=direct status=none &&
+		cmp /tmp/nvme-data /tmp/nvme-back; }; then
+		echo "round $r: data unreadable or different" >&2
+		nvme_dump >&2
+		disconnect
+		break
+	fi
+	disconnect
+	ok=$r
+done
+if [ "$ok" = "$rounds" ]; then
+	result nvme_rmmod_under_load PASS "$note; loaded again, data identical ($rounds round(s))"
+else
+	result nvme_rmmod_under_load FAIL "round $((ok + 1)) of $rounds (see the log)"
 fi
 
 target_down
