@@ -56,6 +56,9 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::max_wqe_sz_rq, L::max_wqe_sz_rq);
 	prm::set(g, gen::log_max_pd, L::log_max_pd);
 	prm::set(g, gen::log_max_transport_domain, 8);
+	// User contexts, none of the optional uctx_cap rights (raw packets,
+	// internal device resources).
+	prm::set(g, gen::log_max_uctx, L::log_max_uctx);
 	prm::set(g, gen::log_uar_page_sz, 0);
 	prm::set(g, gen::num_of_uars_per_page, 1);
 	prm::set(g, gen::device_frequency_mhz, 1000);

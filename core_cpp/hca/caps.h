@@ -30,6 +30,7 @@ struct hca_limits {
 	static constexpr u32 gid_table_size = 256;
 	static constexpr u32 max_log_page = 18;    // log_page_size of WQ/CQ buffers
 	static constexpr u32 max_q_counters = 64;
+	static constexpr u32 log_max_uctx = 10;  // user contexts (DevX) 1 .. 1023
 	static constexpr u32 first_uar = 8;     // BAR0 pages below hold the init segment
 	static constexpr u32 num_uars = 256;
 };

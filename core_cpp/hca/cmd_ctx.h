@@ -23,6 +23,7 @@ struct cmd_ctx {
 	mailbox_chain *out_chain = nullptr;
 	u16 opcode = 0;
 	u16 op_mod = 0;
+	u16 uid = 0;            // mbox_in::uid: 0 the driver, else a user context (uctx.h)
 	u8 status = prm::cmd_stat::ok;
 	u32 syndrome = 0;
 	// Set by the executor: the command ran short of firmware memory the

@@ -115,6 +115,7 @@ void device::teardown_hca(cmd_ctx &c)
 	pds_.reset();
 	q_counters_.reset();
 	uars_.reset();
+	uctxs_.reset();
 	uar_win_.reset_live();
 	vport_.reset_roce();
 	page_request_due_ = false;

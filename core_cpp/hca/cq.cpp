@@ -2,6 +2,7 @@
 #include "hca/cq.h"
 
 #include "hca/syndrome.h"
+#include "hca/uctx.h"
 #include "prm/cq.h"
 #include "prm/eq.h"
 #include "prm/reg.h"
@@ -49,6 +50,8 @@ void cq_engine::create(cmd_ctx &c)
 		return (void)c.fail(st::bad_param_err, synd::cq_bad_dbr);
 	if (!uars_->valid(uar))
 		return (void)c.fail(st::bad_res_err, synd::uar_invalid);
+	if (!uid_may_name(c.uid, uars_->owner(uar)))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 
 	u32 entry = cqe_sz == prm::cqe_size::bytes_64 ? 64 : 128;
 	u32 page_shift = 12 + log_page;
@@ -86,6 +89,7 @@ void cq_engine::create(cmd_ctx &c)
 		pages_->list_set(cq->pas, i, pa);
 	}
 	cq->uar = uar;
+	cq->uid = c.uid;
 	cq->eqn = eqn;
 	cq->log_size = u8(log_size);
 	cq->page_shift = u8(page_shift);
@@ -137,6 +141,8 @@ void cq_engine::destroy(cmd_ctx &c)
 		lock_guard g(lock_);
 		u32 cqn = prm::get(c.in, prm::destroy_cq_in::cqn);
 		cq = table_.get(cqn);
+		if (cq && !uid_may_name(c.uid, cq->uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		if (cq && cq->users)
 			return (void)c.fail(st::bad_res_state_err, synd::cq_busy);
 		table_.remove(cqn);
@@ -145,6 +151,21 @@ void cq_engine::destroy(cmd_ctx &c)
 	if (!cq)
 		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
 	free_cq(cq);
+}
+
+u16 cq_engine::owner(u32 cqn)
+{
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(cqn);
+	return cq ? cq->uid : 0;
+}
+
+bool cq_engine::any_owned_by(u16 uid)
+{
+	bool found = false;
+	lock_guard g(lock_);
+	table_.for_each([&](u32, cq_ctx *cq) { found = found || cq->uid == uid; });
+	return found;
 }
 
 bool cq_engine::attach(u32 cqn)
@@ -185,6 +206,8 @@ void cq_engine::query(cmd_ctx &c)
 	cq_ctx *cq = table_.get(prm::get(c.in, prm::query_cq_in::cqn));
 	if (!cq)
 		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+	if (!uid_may_name(c.uid, cq->uid))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	u8 *cqc = prm::at(c.out, out::cq_context);
 	u32 ci = 0;
 	consumer_index(*cq, &ci);
@@ -219,6 +242,8 @@ void cq_engine::modify(cmd_ctx &c)
 	cq_ctx *cq = table_.get(prm::get(c.in, in::cqn));
 	if (!cq)
 		return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+	if (!uid_may_name(c.uid, cq->uid))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	if (select & prm::cq_modify::period)
 		cq->cq_period = u16(prm::get(cqc, prm::cqc::cq_period));
 	if (select & prm::cq_modify::count)
@@ -254,6 +279,8 @@ void cq_engine::resize(cmd_ctx &c)
 		cq_ctx *cq = table_.get(cqn);
 		if (!cq)
 			return (void)c.fail(st::bad_res_err, synd::cq_invalid);
+		if (!uid_may_name(c.uid, cq->uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		log_size = cq->log_size;
 		page_shift = cq->page_shift;
 	}

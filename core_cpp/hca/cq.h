@@ -31,6 +31,7 @@ struct cq_ctx {
 	u8 oi;             // overrun ignore
 	u16 cq_period;
 	u16 cq_max_count;
+	u16 uid;           // its creator's user context (uctx.h)
 	u64 dbr_addr;
 	u32 pi;            // producer counter
 	u32 sol_pi;        // producer counter just past the last solicited or error CQE
@@ -63,6 +64,10 @@ public:
 	// COMP EQE. An overrun puts the CQ in error and reports CQ_ERROR.
 	cqe_result post_cqe(u32 cqn, const u8 *cqe64, bool solicited);
 
+	// The uid of CQ cqn's creator (0 if there is none; see uctx.h), and
+	// whether some CQ was made by user context uid.
+	u16 owner(u32 cqn);
+	bool any_owned_by(u16 uid);
 	// A QP uses CQ cqn (false: no such CQ); a CQ in use cannot be
 	// destroyed (BAD_RES_STATE).
 	bool attach(u32 cqn);

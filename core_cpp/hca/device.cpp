@@ -31,6 +31,7 @@ status device::init()
 	SCX_TRY(uars_.init(L::first_uar, L::num_uars));
 	SCX_TRY(pds_.init(1, (1u << L::log_max_pd) - 1));
 	SCX_TRY(q_counters_.init(1, L::max_q_counters - 1));
+	SCX_TRY(uctxs_.init(1u << L::log_max_uctx));
 	caps_.init(cfg_);
 	SCX_TRY(faults_.init());
 	SCX_TRY(eqs_.init(dma_, irq_, pages_, uars_,
@@ -60,12 +61,16 @@ bool device::need(cmd_ctx &c, hca_state s)
 
 void device::execute(cmd_ctx &c)
 {
-	// What every command header must satisfy: no reserved bits, no user
-	// context (softcx has no DEVX).
+	// What every command header must satisfy: no reserved bits; a uid
+	// that names a live user context, on a command a user context may
+	// send (uctx.h).
 	if (prm::get(c.in, prm::mbox_in::reserved_at_20))
 		return (void)c.fail(st::bad_param_err, synd::hdr_reserved);
-	if (prm::get(c.in, prm::mbox_in::uid))
-		return (void)c.fail(st::bad_param_err, synd::uid_not_supported);
+	c.uid = u16(prm::get(c.in, prm::mbox_in::uid));
+	if (c.uid && uctx_table::kernel_only(c.opcode))
+		return (void)c.fail(st::bad_param_err, synd::uid_kernel_only);
+	if (!uctxs_.valid_uid(c.uid))
+		return (void)c.fail(st::bad_param_err, synd::uctx_invalid);
 
 	qps_.collect();
 	if (c.opcode == op::create_qp)
@@ -139,6 +144,11 @@ void device::execute(cmd_ctx &c)
 	case op::destroy_srq: if (need(c, I)) srqs_.destroy(c); break;
 	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
 	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
+	case op::create_uctx: if (need(c, I)) uctxs_.create(c); break;
+	case op::destroy_uctx:
+		if (need(c, I))
+			uctxs_.destroy(c, [&](u16 uid) { return uid_in_use(uid); });
+		break;
 	default:
 		c.fail(st::bad_op_err, synd::bad_opcode);
 		break;

@@ -21,6 +21,7 @@
 #include "hca/regs.h"
 #include "hca/srq.h"
 #include "hca/uar_window.h"
+#include "hca/uctx.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 
@@ -111,6 +112,7 @@ private:
 	void alloc_uar(cmd_ctx &c);
 	void dealloc_uar(cmd_ctx &c);
 	void alloc_pd(cmd_ctx &c);
+	bool uid_in_use(u16 uid);
 	void dealloc_pd(cmd_ctx &c);
 	void alloc_q_counter(cmd_ctx &c);
 	void dealloc_q_counter(cmd_ctx &c);
@@ -134,6 +136,7 @@ private:
 	id_pool uars_;
 	id_pool pds_;
 	id_pool q_counters_;
+	uctx_table uctxs_;
 	q_counter_sets counters_;   // what each set counted
 	caps caps_;
 	fault_hooks faults_;

@@ -2,6 +2,7 @@
 #include "hca/mkey.h"
 
 #include "hca/syndrome.h"
+#include "hca/uctx.h"
 #include "prm/mkey.h"
 
 namespace scx::hca {
@@ -65,6 +66,8 @@ bool mkey_table::create_check(cmd_ctx &c, const u8 *mkc, u32 actual, u32 *cap)
 		return c.fail(st::bad_param_err, synd::mkey_bad_access_mode);
 	if (!pds_->valid(prm::get(mkc, prm::mkc::pd)))
 		return c.fail(st::bad_res_err, synd::mkey_bad_pd);
+	if (!uid_may_name(c.uid, pds_->owner(prm::get(mkc, prm::mkc::pd))))
+		return c.fail(st::bad_res_err, synd::uid_foreign);
 	u64 start = prm::get(mkc, prm::mkc::start_addr);
 	u64 len = prm::get(mkc, prm::mkc::len);
 	bool len64 = prm::get(mkc, prm::mkc::length64);
@@ -140,6 +143,7 @@ void mkey_table::create(cmd_ctx &c)
 		return;
 	}
 	mkey_fill(m, mkc, actual);
+	m->uid = c.uid;
 
 	result<u32> idx = errc::nospc;
 	{
@@ -178,7 +182,11 @@ void mkey_table::destroy(cmd_ctx &c)
 	mkey_ctx *m;
 	{
 		lock_guard g(lock_);
-		m = table_.remove(prm::get(c.in, prm::destroy_mkey_in::mkey_index));
+		u32 index = prm::get(c.in, prm::destroy_mkey_in::mkey_index);
+		m = table_.get(index);
+		if (m && !uid_may_name(c.uid, m->uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		table_.remove(index);
 	}
 	if (!m)
 		return (void)c.fail(st::bad_res_err, synd::mkey_invalid);
@@ -195,6 +203,8 @@ void mkey_table::query(cmd_ctx &c)
 	mkey_ctx *m = table_.get(prm::get(c.in, prm::query_mkey_in::mkey_index));
 	if (!m)
 		return (void)c.fail(st::bad_res_err, synd::mkey_invalid);
+	if (!uid_may_name(c.uid, m->uid))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	u8 *mkc = prm::at(c.out, out::memory_key_mkey_entry);
 	prm::set(mkc, prm::mkc::free, m->free);
 	prm::set(mkc, prm::mkc::access_mode_4_2, m->access_mode >> prm::mkc::access_mode_1_0.bits);
@@ -240,6 +250,14 @@ bool mkey_table::mtt(u32 key, u32 i, u64 *entry)
 		return false;
 	*entry = pages_->list_get(m->mtt, i);
 	return true;
+}
+
+bool mkey_table::any_owned_by(u16 uid)
+{
+	bool found = false;
+	lock_guard g(lock_);
+	table_.for_each([&](u32, mkey_ctx *m) { found = found || m->uid == uid; });
+	return found;
 }
 
 void mkey_table::reset()

@@ -35,6 +35,7 @@ struct mkey_ctx {
 	// [start, start+len) onto klm_key at klm_addr.
 	u32 klm_key;
 	u64 klm_addr;
+	u16 uid;         // its creator's user context (uctx.h)
 };
 static_assert(sizeof(mkey_ctx) <= fw_pages::slot_size);
 
@@ -60,6 +61,8 @@ public:
 	void destroy(cmd_ctx &c);
 	void query(cmd_ctx &c);
 	void reset();
+	// Whether some mkey was made by user context uid (uctx.h).
+	bool any_owned_by(u16 uid);
 
 	// For the data path: a copy of the context of `key` (index and
 	// variant must match), or false.

@@ -76,20 +76,26 @@ private:
 };
 
 // Numbers with no object behind them (PD, UAR, counter set), each counting
-// the objects that use it so it cannot be freed under them.
+// the objects that use it so it cannot be freed under them, and keeping
+// the uid of the context that allocated it (uctx.h).
 class id_pool {
 public:
 	id_pool() = default;
 	id_pool(const id_pool &) = delete;
 	id_pool &operator=(const id_pool &) = delete;
-	~id_pool() { free_bytes(state_); }
+	~id_pool()
+	{
+		free_bytes(state_);
+		free_bytes(owner_);
+	}
 
 	status init(u32 first, u32 count)
 	{
 		first_ = first;
 		count_ = count;
 		state_ = static_cast<u32 *>(alloc_bytes(sizeof(u32) * count));
-		if (!state_)
+		owner_ = static_cast<u16 *>(alloc_bytes(sizeof(u16) * count));
+		if (!state_ || !owner_)
 			return errc::nomem;
 		reset();
 		return status::ok();
@@ -97,17 +103,20 @@ public:
 
 	void reset()
 	{
-		for (u32 i = 0; i < count_; i++)
+		for (u32 i = 0; i < count_; i++) {
 			state_[i] = 0;
+			owner_[i] = 0;
+		}
 		cursor_ = 0;
 	}
 
-	result<u32> alloc()
+	result<u32> alloc(u16 uid = 0)
 	{
 		for (u32 n = 0; n < count_; n++) {
 			u32 i = (cursor_ + n) % count_;
 			if (!state_[i]) {
 				state_[i] = 1;
+				owner_[i] = uid;
 				cursor_ = (i + 1) % count_;
 				return first_ + i;
 			}
@@ -116,6 +125,15 @@ public:
 	}
 
 	bool valid(u32 id) const { return id >= first_ && id - first_ < count_ && state_[id - first_]; }
+	// The uid of a valid id's allocator.
+	u16 owner(u32 id) const { return valid(id) ? owner_[id - first_] : 0; }
+	bool any_owned_by(u16 uid) const
+	{
+		for (u32 i = 0; i < count_; i++)
+			if (state_[i] && owner_[i] == uid)
+				return true;
+		return false;
+	}
 	bool busy(u32 id) const { return valid(id) && state_[id - first_] > 1; }
 	// Frees an id nothing refers to.
 	void free(u32 id)
@@ -138,6 +156,7 @@ public:
 
 private:
 	u32 *state_ = nullptr;
+	u16 *owner_ = nullptr;
 	u32 first_ = 0;
 	u32 count_ = 0;
 	u32 cursor_ = 0;

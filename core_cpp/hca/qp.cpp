@@ -6,6 +6,7 @@
 
 #include "hca/qpc_image.h"
 #include "hca/syndrome.h"
+#include "hca/uctx.h"
 #include "hca/tp.h"
 #include "prm/hca_cap.h"
 #include "prm/qp.h"
@@ -113,6 +114,8 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 		u32 counter = prm::get(qpc, q::counter_set_id);
 		if (counter && !d_.q_counters->valid(counter))
 			return c.fail(st::bad_res_err, synd::qp_bad_counter);
+		if (counter && !uid_may_name(c.uid, d_.q_counters->owner(counter)))
+			return c.fail(st::bad_res_err, synd::uid_foreign);
 	}
 	if (((init_attrs && rc) || (mask & opt::rae)) && prm::get(qpc, q::rae) &&
 	    prm::get(qpc, q::atomic_mode) > prm::qpc_atomic_mode::up_to_8b)
@@ -204,6 +207,8 @@ void qp_table::modify(cmd_ctx &c)
 	qp_runtime now;
 	if (!lookup(qpn, &now))
 		return (void)c.fail(st::bad_res_err, synd::qp_invalid);
+	if (!uid_may_name(c.uid, now.uid))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	if (t->from != any_state && now.state != t->from)
 		return (void)c.fail(st::bad_qp_state_err, synd::qp_bad_state);
 	if (mask & ~t->allowed[st_index(now.st)])
@@ -217,6 +222,9 @@ void qp_table::modify(cmd_ctx &c)
 	u32 new_cq = prm::get(qpc, q::cqn_rcv), new_srq = prm::get(qpc, q::srqn_rmpn_xrqn);
 	if ((mask & opt::srqn) && now.rq_type != prm::qp_rq_type::srq)
 		return (void)c.fail(st::bad_param_err, synd::qp_bad_opt_param);
+	if (((mask & opt::cqn_rcv) && !uid_may_name(c.uid, d_.cqs->owner(new_cq))) ||
+	    ((mask & opt::srqn) && !uid_may_name(c.uid, d_.srqs->owner(new_srq))))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	if ((mask & opt::cqn_rcv) && !d_.cqs->attach(new_cq))
 		return (void)c.fail(st::bad_res_err, synd::qp_bad_cq);
 	if ((mask & opt::srqn) && !d_.srqs->attach(new_srq)) {
@@ -254,6 +262,8 @@ void qp_table::query(cmd_ctx &c)
 		qp_ctx *qp = table_.get(prm::get(c.in, prm::query_qp_in::qpn));
 		if (!qp)
 			return (void)c.fail(st::bad_res_err, synd::qp_invalid);
+		if (!uid_may_name(c.uid, qp->rt.uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		rt = qp->rt;
 		copy_bytes(img, d_.pages->slot(qp->image_slot), sizeof(img));
 	}
@@ -310,7 +320,11 @@ void qp_table::destroy(cmd_ctx &c)
 	qp_ctx *qp;
 	{
 		lock_guard g(lock_);
-		qp = table_.remove(prm::get(c.in, in::qpn));
+		u32 qpn = prm::get(c.in, in::qpn);
+		qp = table_.get(qpn);
+		if (qp && !uid_may_name(c.uid, qp->rt.uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		table_.remove(qpn);
 		if (qp && qp->rt.gsi)
 			gsi_qpn_ = 0;
 		epoch_++;
@@ -318,6 +332,14 @@ void qp_table::destroy(cmd_ctx &c)
 	if (!qp)
 		return (void)c.fail(st::bad_res_err, synd::qp_invalid);
 	free_qp(qp);
+}
+
+bool qp_table::any_owned_by(u16 uid)
+{
+	bool found = false;
+	lock_guard g(lock_);
+	table_.for_each([&](u32, qp_ctx *q) { found = found || q->rt.uid == uid; });
+	return found;
 }
 
 bool qp_table::lookup(u32 qpn, qp_runtime *out)

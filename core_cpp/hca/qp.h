@@ -122,6 +122,8 @@ struct qp_runtime {
 	u8 rlky;
 	u8 log_ack_req_freq;  // the requester's AckReq cadence: 2^n packets
 	u8 pad[1];
+	u16 uid;            // its creator's user context (uctx.h)
+	u16 pad2;
 	u32 remote_qpn;
 	u32 q_key;
 	u32 next_send_psn;
@@ -185,6 +187,8 @@ public:
 	void destroy(cmd_ctx &c);
 	// Destroy every QP (TEARDOWN_HCA).
 	void reset();
+	// Whether some QP was made by user context uid (uctx.h).
+	bool any_owned_by(u16 uid);
 
 	// For the data path: a snapshot of QP qpn, or false.
 	bool lookup(u32 qpn, qp_runtime *out);

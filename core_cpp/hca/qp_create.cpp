@@ -7,6 +7,7 @@
 
 #include "hca/qpc_image.h"
 #include "hca/syndrome.h"
+#include "hca/uctx.h"
 #include "hca/tp.h"
 #include "prm/hca_cap.h"
 #include "prm/qp.h"
@@ -31,6 +32,7 @@ struct qp_table::create_plan {
 	u32 pd = 0, uar = 0, counter = 0;
 	u32 cqn_snd = 0, cqn_rcv = 0, srqn = 0;
 	bool with_srq = false;
+	u16 uid = 0;          // the creating command's (uctx.h)
 	u32 slot = 0, image = 0;
 };
 
@@ -38,6 +40,7 @@ struct qp_table::create_plan {
 bool qp_table::create_check(cmd_ctx &c, const u8 *hdr, create_plan &p)
 {
 	const u8 *qpc = prm::at(hdr, in::qpc);
+	p.uid = c.uid;
 	if (prm::get(hdr, in::reserved_at_40) || prm::get(hdr, in::reserved_at_60))
 		return c.fail(st::bad_param_err, synd::qp_reserved);
 	if (prm::get(hdr, in::opt_param_mask))
@@ -100,6 +103,9 @@ bool qp_table::create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p)
 	p.counter = prm::get(qpc, q::counter_set_id);
 	if (p.counter && !d_.q_counters->valid(p.counter))
 		return c.fail(st::bad_res_err, synd::qp_bad_counter);
+	if (!uid_may_name(c.uid, d_.pds->owner(p.pd)) || !uid_may_name(c.uid, d_.uars->owner(p.uar)) ||
+	    (p.counter && !uid_may_name(c.uid, d_.q_counters->owner(p.counter))))
+		return c.fail(st::bad_res_err, synd::uid_foreign);
 	// RQ first, then the SQ; page_offset counts 64ths of a page.
 	p.page_shift = 12 + log_page;
 	p.offset = prm::get(qpc, q::page_offset) << (p.page_shift - 6);
@@ -126,6 +132,11 @@ bool qp_table::create_attach(cmd_ctx &c, const u8 *qpc, create_plan &p)
 		return c.fail(st::bad_res_err, synd::qp_bad_srq);
 	}
 	p.with_srq = p.rq_type == prm::qp_rq_type::srq;
+	if (!uid_may_name(c.uid, d_.cqs->owner(p.cqn_snd)) || !uid_may_name(c.uid, d_.cqs->owner(p.cqn_rcv)) ||
+	    (p.with_srq && !uid_may_name(c.uid, d_.srqs->owner(p.srqn)))) {
+		create_detach(p);
+		return c.fail(st::bad_res_err, synd::uid_foreign);
+	}
 	return true;
 }
 
@@ -222,6 +233,7 @@ void qp_table::create_image(u8 *img, qp_runtime &rt, const u8 *qpc, const create
 	rt.srqn = p.with_srq ? p.srqn : 0;
 	rt.user_index = prm::get(qpc, q::user_index);
 	rt.uar = p.uar;
+	rt.uid = p.uid;
 	rt.page_shift = u8(p.page_shift);
 	rt.log_sq_size = u8(p.log_sq);
 	rt.log_rq_size = u8(p.log_rq);

@@ -3,6 +3,7 @@
 
 #include "hca/caps.h"
 #include "hca/syndrome.h"
+#include "hca/uctx.h"
 #include "prm/srq.h"
 
 namespace scx::hca {
@@ -60,6 +61,8 @@ void srq_table::create(cmd_ctx &c)
 		return (void)c.fail(st::bad_param_err, synd::srq_bad_dbr);
 	if (!pds_->valid(pd))
 		return (void)c.fail(st::bad_res_err, synd::srq_bad_pd);
+	if (!uid_may_name(c.uid, pds_->owner(pd)))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 
 	// page_offset counts 64ths of a page (srq_cmd.c get_pas_size).
 	u32 page_shift = 12 + log_page;
@@ -102,6 +105,7 @@ void srq_table::create(cmd_ctx &c)
 	rt.lwm = u16(lwm);
 	rt.limit_armed = lwm != 0;
 	rt.rlky = u8(prm::get(ctx, sc::rlky));
+	rt.uid = c.uid;
 	copy_bytes(s->srqc, ctx, sizeof(ctx));
 
 	result<u32> srqn = errc::nospc;
@@ -142,6 +146,8 @@ void srq_table::destroy(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		s = table_.get(srqn);
+		if (s && !uid_may_name(c.uid, s->rt.uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		if (s && s->rt.users)
 			return (void)c.fail(st::bad_res_state_err, synd::srq_busy);
 		table_.remove(srqn);
@@ -167,6 +173,8 @@ void srq_table::query(cmd_ctx &c)
 		srq_ctx *s = table_.get(prm::get(c.in, prm::query_srq_in::srqn));
 		if (!s)
 			return (void)c.fail(st::bad_res_err, synd::srq_invalid);
+		if (!uid_may_name(c.uid, s->rt.uid))
+			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		rt = s->rt;
 		copy_bytes(ctx, s->srqc, sizeof(ctx));
 	}
@@ -194,12 +202,29 @@ void srq_table::arm(cmd_ctx &c)
 	srq_ctx *s = table_.get(prm::get(c.in, in::srq_number));
 	if (!s)
 		return (void)c.fail(st::bad_res_err, synd::srq_invalid);
+	if (!uid_may_name(c.uid, s->rt.uid))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	// log_size lives in a firmware page: bounded before the shift.
 	if (s->rt.log_size > log_max_srq_sz_ || lwm >= (1u << s->rt.log_size))
 		return (void)c.fail(st::bad_param_err, synd::srq_bad_lwm);
 	s->rt.lwm = u16(lwm);
 	s->rt.limit_armed = lwm != 0;
 	s->rt.generation++;
+}
+
+u16 srq_table::owner(u32 srqn)
+{
+	lock_guard g(lock_);
+	srq_ctx *s = table_.get(srqn);
+	return s ? s->rt.uid : 0;
+}
+
+bool srq_table::any_owned_by(u16 uid)
+{
+	bool found = false;
+	lock_guard g(lock_);
+	table_.for_each([&](u32, srq_ctx *s) { found = found || s->rt.uid == uid; });
+	return found;
 }
 
 bool srq_table::attach(u32 srqn)

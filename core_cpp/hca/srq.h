@@ -33,7 +33,7 @@ struct srq_runtime {
 	// Data-path state (zero at creation).
 	u32 consumed;       // WQEs taken so far (compared with the producer counter)
 	u16 head;           // index of the next WQE to take (next_wqe_index chain)
-	u16 pad;
+	u16 uid;            // its creator's user context (uctx.h)
 	u32 users;          // QPs attached
 	u32 generation;     // bumped by every command that changes the SRQ
 };
@@ -63,6 +63,10 @@ public:
 	// Destroy every SRQ (TEARDOWN_HCA; QPs are gone by then).
 	void reset();
 
+	// The uid of SRQ srqn's creator (0 if there is none; see uctx.h), and
+	// whether some SRQ was made by user context uid.
+	u16 owner(u32 srqn);
+	bool any_owned_by(u16 uid);
 	// A QP receives from SRQ srqn (false: no such SRQ).
 	bool attach(u32 srqn);
 	void detach(u32 srqn);

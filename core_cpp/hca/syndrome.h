@@ -9,7 +9,7 @@
 // A value is never reused for another site; tests and the driver's error log
 // may rely on it. Areas: 01 transport/header, 02 lifecycle, 03 caps, 04 pages,
 // 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0c QP, 0d SRQ,
-// 0f injected.
+// 0f injected, 10 user contexts (uids).
 #pragma once
 
 #include "lib/types.h"
@@ -21,7 +21,7 @@ constexpr u32 make(u32 area, u32 site) { return 0x5c000000u | (area << 16) | (si
 // 01: header and lengths (any command)
 constexpr u32 bad_opcode = make(0x01, 0x01);          // BAD_OP: opcode not implemented
 constexpr u32 hdr_reserved = make(0x01, 0x02);        // BAD_PARAM: mbox_in reserved bits set
-constexpr u32 uid_not_supported = make(0x01, 0x03);   // BAD_PARAM: uid != 0 (no DEVX)
+constexpr u32 uid_not_supported = make(0x01, 0x03);   // (no longer reported: uids name user contexts, area 10)
 constexpr u32 short_input = make(0x01, 0x04);         // BAD_INP_LEN: inlen < command layout
 constexpr u32 short_output = make(0x01, 0x05);        // BAD_OUTP_LEN: outlen < output layout
 constexpr u32 bad_op_mod = make(0x01, 0x06);          // BAD_PARAM: op_mod not defined
@@ -154,6 +154,14 @@ constexpr u32 srq_bad_dbr = make(0x0d, 0x09);         // BAD_PARAM: doorbell rec
 constexpr u32 srq_unsupported = make(0x0d, 0x0a);     // BAD_PARAM: wq_signature or cont_srq set
 constexpr u32 srq_bad_lwm = make(0x0d, 0x0b);         // BAD_PARAM: lwm not below the SRQ size
 constexpr u32 srq_reserved = make(0x0d, 0x0c);        // BAD_PARAM: reserved bits of the command set
+
+// 10: user contexts (DevX uids)
+constexpr u32 uctx_exhausted = make(0x10, 0x01);      // NO_RES: as many user contexts as log_max_uctx allows
+constexpr u32 uctx_invalid = make(0x10, 0x02);        // BAD_PARAM: the uid (header or DESTROY_UCTX) names no user context
+constexpr u32 uctx_busy = make(0x10, 0x03);           // BAD_RES_STATE: DESTROY_UCTX while objects of its uid remain
+constexpr u32 uctx_bad_cap = make(0x10, 0x04);        // BAD_PARAM: uctx.cap asks for a right uctx_cap does not offer
+constexpr u32 uid_kernel_only = make(0x10, 0x05);     // BAD_PARAM: a command only uid 0 (the driver) may send
+constexpr u32 uid_foreign = make(0x10, 0x06);         // BAD_RES: names an object of another user context
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

@@ -72,6 +72,7 @@ constexpr field<0x470, 16> max_num_eqs{};
 constexpr field<0x490, 16> log_uar_page_sz{};
 constexpr field<0x4c0, 32> device_frequency_mhz{};
 constexpr field<0x4e0, 32> device_frequency_khz{};
+constexpr field<0x6a0, 32> uctx_cap{};
 constexpr field<0x520, 32> num_of_uars_per_page{};
 constexpr field<0x608, 8> native_port_num{};
 constexpr field<0x610, 8> num_vhca_ports{};

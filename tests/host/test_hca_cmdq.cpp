@@ -379,10 +379,11 @@ TEST_F(HcaCmdq, UnknownOpcodeAndHeaderChecks)
 	prm::set(c.data(), prm::mbox_in::reserved_at_20, 1);
 	EXPECT_EQ(status_of(rig.poster, c, 16, nullptr, &synd), prm::cmd_stat::bad_param_err);
 	EXPECT_EQ(synd, hca::synd::hdr_reserved);
+	// A uid that names no user context.
 	c = cmd_in(prm::op::alloc_pd, 16);
 	prm::set(c.data(), prm::mbox_in::uid, 5);
 	EXPECT_EQ(status_of(rig.poster, c, 16, nullptr, &synd), prm::cmd_stat::bad_param_err);
-	EXPECT_EQ(synd, hca::synd::uid_not_supported);
+	EXPECT_EQ(synd, hca::synd::uctx_invalid);
 }
 
 TEST_F(HcaCmdq, CommandLengthChecks)
