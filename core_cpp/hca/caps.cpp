@@ -55,7 +55,7 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::max_wqe_sz_sq, L::max_wqe_sz_sq);
 	prm::set(g, gen::max_wqe_sz_rq, L::max_wqe_sz_rq);
 	prm::set(g, gen::log_max_pd, L::log_max_pd);
-	prm::set(g, gen::log_max_transport_domain, 8);
+	prm::set(g, gen::log_max_transport_domain, L::log_max_transport_domain);
 	// User contexts, none of the optional uctx_cap rights (raw packets,
 	// internal device resources).
 	prm::set(g, gen::log_max_uctx, L::log_max_uctx);

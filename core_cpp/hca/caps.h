@@ -19,6 +19,7 @@ struct hca_limits {
 	static constexpr u32 log_max_cq_sz = 18;
 	static constexpr u32 log_max_mkey = 14;
 	static constexpr u32 log_max_pd = 14;
+	static constexpr u32 log_max_transport_domain = 8;
 	static constexpr u32 log_max_qp = 12;
 	static constexpr u32 log_max_qp_sz = 15;   // SQ WQEBBs and RQ WQEs
 	static constexpr u32 log_max_srq = 12;

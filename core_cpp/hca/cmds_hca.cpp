@@ -113,6 +113,7 @@ void device::teardown_hca(cmd_ctx &c)
 	eqs_.reset();
 	mkeys_.reset();
 	pds_.reset();
+	tds_.reset();
 	q_counters_.reset();
 	uars_.reset();
 	uctxs_.reset();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// Plain numbered resources: UARs, protection domains and Q counter sets.
+// Plain numbered resources: UARs, protection and transport domains and Q
+// counter sets.
 // None may be freed while an object still uses it.
 #include "hca/device.h"
 #include "hca/syndrome.h"
@@ -65,6 +66,30 @@ void device::dealloc_pd(cmd_ctx &c)
 	pds_.free(pd);
 }
 
+void device::alloc_td(cmd_ctx &c)
+{
+	if (!c.need_in(prm::alloc_transport_domain_in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::alloc_transport_domain_out::size_bytes, synd::short_output))
+		return;
+	auto td = tds_.alloc(c.uid);
+	if (!td)
+		return (void)c.fail(st::no_res_err, synd::td_exhausted);
+	prm::set(c.out, prm::alloc_transport_domain_out::transport_domain, *td);
+}
+
+void device::dealloc_td(cmd_ctx &c)
+{
+	if (!c.need_in(prm::dealloc_transport_domain_in::size_bytes, synd::short_input) ||
+	    !c.need_out(prm::dealloc_transport_domain_out::size_bytes, synd::short_output))
+		return;
+	u32 td = prm::get(c.in, prm::dealloc_transport_domain_in::transport_domain);
+	if (!tds_.valid(td))
+		return (void)c.fail(st::bad_res_err, synd::td_invalid);
+	if (!uid_may_name(c.uid, tds_.owner(td)))
+		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+	tds_.free(td);
+}
+
 void device::alloc_q_counter(cmd_ctx &c)
 {
 	if (!c.need_in(prm::alloc_q_counter_in::size_bytes, synd::short_input) ||
@@ -107,7 +132,7 @@ void device::query_q_counter(cmd_ctx &c)
 // Whether an object of user context uid remains (DESTROY_UCTX refuses).
 bool device::uid_in_use(u16 uid)
 {
-	return pds_.any_owned_by(uid) || uars_.any_owned_by(uid) || q_counters_.any_owned_by(uid) ||
+	return pds_.any_owned_by(uid) || tds_.any_owned_by(uid) || uars_.any_owned_by(uid) || q_counters_.any_owned_by(uid) ||
 	       cqs_.any_owned_by(uid) || srqs_.any_owned_by(uid) || qps_.any_owned_by(uid) ||
 	       mkeys_.any_owned_by(uid);
 }

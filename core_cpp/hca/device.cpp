@@ -30,6 +30,7 @@ status device::init()
 	SCX_TRY(pages_.init(dma_, cfg_.max_pages));
 	SCX_TRY(uars_.init(L::first_uar, L::num_uars));
 	SCX_TRY(pds_.init(1, (1u << L::log_max_pd) - 1));
+	SCX_TRY(tds_.init(1, (1u << L::log_max_transport_domain) - 1));
 	SCX_TRY(q_counters_.init(1, L::max_q_counters - 1));
 	SCX_TRY(uctxs_.init(1u << L::log_max_uctx));
 	caps_.init(cfg_);
@@ -122,6 +123,8 @@ void device::execute(cmd_ctx &c)
 	case op::set_roce_address: if (need(c, I)) vport_.set_roce_address(c); break;
 	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;
 	case op::dealloc_pd: if (need(c, I)) dealloc_pd(c); break;
+	case op::alloc_transport_domain: if (need(c, I)) alloc_td(c); break;
+	case op::dealloc_transport_domain: if (need(c, I)) dealloc_td(c); break;
 	case op::create_mkey: if (need(c, I)) mkeys_.create(c); break;
 	case op::destroy_mkey: if (need(c, I)) mkeys_.destroy(c); break;
 	case op::query_mkey: if (need(c, I)) mkeys_.query(c); break;

@@ -112,6 +112,8 @@ private:
 	void alloc_uar(cmd_ctx &c);
 	void dealloc_uar(cmd_ctx &c);
 	void alloc_pd(cmd_ctx &c);
+	void alloc_td(cmd_ctx &c);
+	void dealloc_td(cmd_ctx &c);
 	bool uid_in_use(u16 uid);
 	void dealloc_pd(cmd_ctx &c);
 	void alloc_q_counter(cmd_ctx &c);
@@ -135,6 +137,7 @@ private:
 	fw_pages pages_;
 	id_pool uars_;
 	id_pool pds_;
+	id_pool tds_;               // transport domains
 	id_pool q_counters_;
 	uctx_table uctxs_;
 	q_counter_sets counters_;   // what each set counted

@@ -88,6 +88,8 @@ constexpr u32 cq_bad_resize_select = make(0x07, 0x0f); // BAD_PARAM: unknown res
 constexpr u32 pd_exhausted = make(0x08, 0x01);        // NO_RES: all PDs allocated
 constexpr u32 pd_invalid = make(0x08, 0x02);          // BAD_RES: no such PD
 constexpr u32 pd_busy = make(0x08, 0x03);             // BAD_RES_STATE: PD still has mkeys/QPs/SRQs
+constexpr u32 td_exhausted = make(0x08, 0x04);        // NO_RES: all transport domains allocated
+constexpr u32 td_invalid = make(0x08, 0x05);          // BAD_RES: no such transport domain
 
 // 09: mkey
 constexpr u32 mkey_exhausted = make(0x09, 0x01);      // NO_RES: all mkey indices in use

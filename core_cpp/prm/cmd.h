@@ -73,6 +73,8 @@ constexpr u16 dealloc_pd = 0x801;
 constexpr u16 alloc_uar = 0x802;
 constexpr u16 dealloc_uar = 0x803;
 constexpr u16 nop = 0x80d;
+constexpr u16 alloc_transport_domain = 0x816;
+constexpr u16 dealloc_transport_domain = 0x817;
 constexpr u16 create_uctx = 0xa04;
 constexpr u16 destroy_uctx = 0xa06;
 } // namespace scx::prm::op

@@ -352,6 +352,34 @@ TEST(HcaResources, UarPdQCounter)
 	EXPECT_EQ(s, synd::q_counter_exhausted);
 }
 
+TEST(HcaResources, TransportDomains)
+{
+	hca_rig rig;
+	ASSERT_TRUE(rig.up());
+	auto alloc = [&](u32 *s) {
+		std::vector<u8> out;
+		if (run(rig, cmd_in(prm::op::alloc_transport_domain, 16), 16, s, &out))
+			return 0u;
+		return u32(prm::get(out.data(), prm::alloc_transport_domain_out::transport_domain));
+	};
+	auto dealloc = [&](u32 td, u32 *s) {
+		auto c = cmd_in(prm::op::dealloc_transport_domain, 16);
+		prm::set(c.data(), prm::dealloc_transport_domain_in::transport_domain, td);
+		return run(rig, c, 16, s);
+	};
+	u32 s = 0;
+	std::set<u32> tds;
+	for (u32 td; (td = alloc(&s)) != 0;)
+		EXPECT_TRUE(tds.insert(td).second);
+	EXPECT_EQ(s, synd::td_exhausted);
+	EXPECT_EQ(tds.size(), (1u << hca::hca_limits::log_max_transport_domain) - 1);
+	u32 td = *tds.begin();
+	EXPECT_EQ(dealloc(td, &s), 0);
+	EXPECT_EQ(dealloc(td, &s), st::bad_res_err);
+	EXPECT_EQ(s, synd::td_invalid);
+	EXPECT_EQ(alloc(&s), td); // the only one free
+}
+
 TEST(HcaMkey, CreateQueryDestroy)
 {
 	hca_rig rig;
