@@ -121,7 +121,7 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 	u8 s = wr_list(rt, *wr, &inl, &inl_len);
 	if (s)
 		return s;
-	u64 len = inl ? inl_len : wr_l_.total;
+	u64 len = u64(inl ? inl_len : 0) + wr_l_.total;
 	if (len > (u64(1) << 31))
 		return sy::local_length_err;
 	wr->len = u32(len);
@@ -141,12 +141,15 @@ bool data_path::fetch_again(qp_runtime &rt, u16 idx, u32 *ds)
 }
 
 // The local memory of wr (in wqe_ when it is being fetched, else read
-// again from the SQ): its gather/scatter list in wr_l_, or its inline
-// bytes at *inl (*inl_len of them). 0 or the error syndrome.
+// again from the SQ): its inline bytes at *inl (*inl_len of them), if
+// any, then its gather/scatter list in wr_l_. Inline data may precede
+// pointer segments (UCX sends a header inline and the payload from
+// registered memory); after one it is refused. 0 or the error syndrome.
 u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 *inl_len)
 {
 	// Resolved already in this pass (no key changes under the lock).
 	*inl = nullptr;
+	*inl_len = 0;
 	if (list_qpn_ == rt.qpn && list_idx_ == wr.index)
 		return 0;
 	const u8 *w = wqe_;
@@ -180,7 +183,7 @@ u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 
 			pos += (prm::wqe_inline_seg::header_bytes + len + 15) & ~15u;
 			continue;
 		}
-		if (*inl || pos + prm::wqe_data_seg::size_bytes > end)
+		if (pos + prm::wqe_data_seg::size_bytes > end)
 			return sy::local_qp_op_err;
 		u32 len = prm::get(s, prm::wqe_data_seg::byte_count);
 		if (len & 0x80000000u)
@@ -252,13 +255,15 @@ bool dp_tp_ops::gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len
 	u32 inl_len = 0;
 	if (d.wr_list(rt, wr, &inl, &inl_len))
 		return false;
-	if (inl) {
-		if (u64(off) + len > inl_len)
-			return false;
-		copy_bytes(dst, inl + off, len);
-		return true;
+	// The inline bytes first, then the list.
+	if (off < inl_len) {
+		u32 n = inl_len - off < len ? inl_len - off : len;
+		copy_bytes(dst, inl + off, n);
+		dst += n;
+		off += n;
+		len -= n;
 	}
-	return d.mem_.read(dst, d.wr_l_, off, len);
+	return !len || d.mem_.read(dst, d.wr_l_, off - inl_len, len);
 }
 
 bool dp_tp_ops::scatter(tp_qp &q, const tp_send_wr &wr, u32 off, const u8 *src, u32 len)

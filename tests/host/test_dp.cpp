@@ -73,6 +73,45 @@ TEST_F(Dp, SendGatherAndInlineLandInPostedReceives)
 	EXPECT_EQ(p.br->events.load(), 0);
 }
 
+// Inline bytes ahead of pointer segments (UCX puts its header inline and
+// the payload in registered memory): the message is the inline bytes,
+// then the list, in order, across packets of the path MTU. Inline data
+// after a pointer segment is refused (LOCAL_QP_OP_ERR).
+TEST_F(Dp, InlineHeaderThenDataSegmentsGatherInOrder)
+{
+	pair_t p = pair();
+	mr_t &src = make_mr(8192, 0);
+	mr_t &dst = make_mr(8192, SCX_ACCESS_LOCAL_WRITE);
+	fill(src.cpu(), src.len, 3);
+	post_recv(*p.b, {{dst.va(0), 4096, dst.key}});
+	const u8 hdr[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	wqe_b w;
+	w.inl(hdr, sizeof(hdr)).data(src.va(100), 2000, src.key).data(src.va(5000), 1000, src.key);
+	EXPECT_EQ(post_send(*p.a, op::send, w), 0);
+	pump();
+	auto rsp = drain(*p.br);
+	ASSERT_EQ(rsp.size(), 1u);
+	EXPECT_EQ(rsp[0].opcode(), cqe_op::resp_send);
+	EXPECT_EQ(rsp[0].byte_cnt(), 3008u);
+	std::vector<u8> want(hdr, hdr + sizeof(hdr));
+	want.insert(want.end(), src.cpu() + 100, src.cpu() + 2100);
+	want.insert(want.end(), src.cpu() + 5000, src.cpu() + 6000);
+	EXPECT_EQ(std::memcmp(dst.cpu(), want.data(), want.size()), 0);
+	EXPECT_EQ(dst.cpu()[3008], guard_byte);
+	auto req = drain(*p.as);
+	ASSERT_EQ(req.size(), 1u);
+	EXPECT_EQ(req[0].opcode(), cqe_op::req);
+
+	wqe_b bad;
+	bad.data(src.va(0), 16, src.key).inl(hdr, sizeof(hdr));
+	EXPECT_EQ(post_send(*p.a, op::send, bad), 1);
+	pump();
+	req = drain(*p.as);
+	ASSERT_EQ(req.size(), 1u);
+	expect_err(req[0], cqe_op::req_err, synd::loc_qp_op, 0x6a, p.a->qpn, 1, p.a->uidx);
+	EXPECT_TRUE(guards_intact(dst));
+}
+
 // A WQE that starts in the last WQEBB of the SQ continues at its start.
 TEST_F(Dp, WqeWrappingTheRingIsReadAcrossItsEnd)
 {
