@@ -12,107 +12,99 @@ namespace scx::hca {
 
 namespace st = prm::cmd_stat;
 
+namespace {
+
+// ALLOC_*: a free number of pool for the command's context, into field.
+template <typename F> result<u32> take(cmd_ctx &c, id_pool &pool, u32 in_size, u32 out_size, F field, u32 exhausted)
+{
+	if (!c.need_in(in_size, synd::short_input) || !c.need_out(out_size, synd::short_output))
+		return errc::inval;
+	auto id = pool.alloc(c.uid);
+	if (!id) {
+		c.fail(st::no_res_err, exhausted);
+		return errc::nospc;
+	}
+	prm::set(c.out, field, *id);
+	return *id;
+}
+
+// DEALLOC_*: the number named by field exists, is the command's context's
+// and nothing uses it (busy 0: nothing can).
+template <typename F>
+result<u32> give_back(cmd_ctx &c, id_pool &pool, u32 in_size, u32 out_size, F field, u32 invalid, u32 busy)
+{
+	if (!c.need_in(in_size, synd::short_input) || !c.need_out(out_size, synd::short_output))
+		return errc::inval;
+	u32 id = prm::get(c.in, field);
+	u32 bad = !pool.valid(id) ? invalid : !uid_may_name(c.uid, pool.owner(id)) ? synd::uid_foreign : 0;
+	if (bad) {
+		c.fail(st::bad_res_err, bad);
+		return errc::inval;
+	}
+	if (busy && pool.busy(id)) {
+		c.fail(st::bad_res_state_err, busy);
+		return errc::busy;
+	}
+	pool.free(id);
+	return id;
+}
+
+} // namespace
+
 void device::alloc_uar(cmd_ctx &c)
 {
-	if (!c.need_in(prm::alloc_uar_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::alloc_uar_out::size_bytes, synd::short_output))
-		return;
-	auto uar = uars_.alloc(c.uid);
-	if (!uar)
-		return (void)c.fail(st::no_res_err, synd::uar_exhausted);
-	uar_win_.set_live(*uar, true);
-	prm::set(c.out, prm::alloc_uar_out::uar, *uar);
+	auto uar = take(c, uars_, prm::alloc_uar_in::size_bytes, prm::alloc_uar_out::size_bytes, prm::alloc_uar_out::uar,
+			synd::uar_exhausted);
+	if (uar)
+		uar_win_.set_live(*uar, true);
 }
 
 void device::dealloc_uar(cmd_ctx &c)
 {
-	if (!c.need_in(prm::dealloc_uar_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::dealloc_uar_out::size_bytes, synd::short_output))
-		return;
-	u32 uar = prm::get(c.in, prm::dealloc_uar_in::uar);
-	if (!uars_.valid(uar))
-		return (void)c.fail(st::bad_res_err, synd::uar_invalid);
-	if (!uid_may_name(c.uid, uars_.owner(uar)))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	if (uars_.busy(uar))
-		return (void)c.fail(st::bad_res_state_err, synd::uar_busy);
-	uars_.free(uar);
-	uar_win_.set_live(uar, false);
+	auto uar = give_back(c, uars_, prm::dealloc_uar_in::size_bytes, prm::dealloc_uar_out::size_bytes,
+			     prm::dealloc_uar_in::uar, synd::uar_invalid, synd::uar_busy);
+	if (uar)
+		uar_win_.set_live(*uar, false);
 }
 
 void device::alloc_pd(cmd_ctx &c)
 {
-	if (!c.need_in(prm::alloc_pd_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::alloc_pd_out::size_bytes, synd::short_output))
-		return;
-	auto pd = pds_.alloc(c.uid);
-	if (!pd)
-		return (void)c.fail(st::no_res_err, synd::pd_exhausted);
-	prm::set(c.out, prm::alloc_pd_out::pd, *pd);
+	(void)take(c, pds_, prm::alloc_pd_in::size_bytes, prm::alloc_pd_out::size_bytes, prm::alloc_pd_out::pd,
+		   synd::pd_exhausted);
 }
 
 void device::dealloc_pd(cmd_ctx &c)
 {
-	if (!c.need_in(prm::dealloc_pd_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::dealloc_pd_out::size_bytes, synd::short_output))
-		return;
-	u32 pd = prm::get(c.in, prm::dealloc_pd_in::pd);
-	if (!pds_.valid(pd))
-		return (void)c.fail(st::bad_res_err, synd::pd_invalid);
-	if (!uid_may_name(c.uid, pds_.owner(pd)))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	if (pds_.busy(pd))
-		return (void)c.fail(st::bad_res_state_err, synd::pd_busy);
-	pds_.free(pd);
+	(void)give_back(c, pds_, prm::dealloc_pd_in::size_bytes, prm::dealloc_pd_out::size_bytes,
+			prm::dealloc_pd_in::pd, synd::pd_invalid, synd::pd_busy);
 }
 
 void device::alloc_td(cmd_ctx &c)
 {
-	if (!c.need_in(prm::alloc_transport_domain_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::alloc_transport_domain_out::size_bytes, synd::short_output))
-		return;
-	auto td = tds_.alloc(c.uid);
-	if (!td)
-		return (void)c.fail(st::no_res_err, synd::td_exhausted);
-	prm::set(c.out, prm::alloc_transport_domain_out::transport_domain, *td);
+	(void)take(c, tds_, prm::alloc_transport_domain_in::size_bytes, prm::alloc_transport_domain_out::size_bytes,
+		   prm::alloc_transport_domain_out::transport_domain, synd::td_exhausted);
 }
 
 void device::dealloc_td(cmd_ctx &c)
 {
-	if (!c.need_in(prm::dealloc_transport_domain_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::dealloc_transport_domain_out::size_bytes, synd::short_output))
-		return;
-	u32 td = prm::get(c.in, prm::dealloc_transport_domain_in::transport_domain);
-	if (!tds_.valid(td))
-		return (void)c.fail(st::bad_res_err, synd::td_invalid);
-	if (!uid_may_name(c.uid, tds_.owner(td)))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	tds_.free(td);
+	(void)give_back(c, tds_, prm::dealloc_transport_domain_in::size_bytes,
+			prm::dealloc_transport_domain_out::size_bytes, prm::dealloc_transport_domain_in::transport_domain,
+			synd::td_invalid, 0);
 }
 
 void device::alloc_q_counter(cmd_ctx &c)
 {
-	if (!c.need_in(prm::alloc_q_counter_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::alloc_q_counter_out::size_bytes, synd::short_output))
-		return;
-	auto id = q_counters_.alloc(c.uid);
-	if (!id)
-		return (void)c.fail(st::no_res_err, synd::q_counter_exhausted);
-	counters_.reset(*id);
-	prm::set(c.out, prm::alloc_q_counter_out::counter_set_id, *id);
+	auto id = take(c, q_counters_, prm::alloc_q_counter_in::size_bytes, prm::alloc_q_counter_out::size_bytes,
+		       prm::alloc_q_counter_out::counter_set_id, synd::q_counter_exhausted);
+	if (id)
+		counters_.reset(*id);
 }
 
 void device::dealloc_q_counter(cmd_ctx &c)
 {
-	if (!c.need_in(prm::dealloc_q_counter_in::size_bytes, synd::short_input) ||
-	    !c.need_out(prm::dealloc_q_counter_out::size_bytes, synd::short_output))
-		return;
-	u32 id = prm::get(c.in, prm::dealloc_q_counter_in::counter_set_id);
-	if (!q_counters_.valid(id))
-		return (void)c.fail(st::bad_res_err, synd::q_counter_invalid);
-	if (!uid_may_name(c.uid, q_counters_.owner(id)))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	q_counters_.free(id);
+	(void)give_back(c, q_counters_, prm::dealloc_q_counter_in::size_bytes,
+			prm::dealloc_q_counter_out::size_bytes, prm::dealloc_q_counter_in::counter_set_id,
+			synd::q_counter_invalid, 0);
 }
 
 void device::query_q_counter(cmd_ctx &c)

@@ -39,12 +39,13 @@ u8 destroy_uctx(hca_rig &rig, u16 uid, u32 *s = nullptr)
 	return run(rig, c, 16, s);
 }
 
-u32 alloc_uar_cmd(hca_rig &rig)
+// ALLOC_UAR, ALLOC_Q_COUNTER...: the number in field of the output, 0 if refused.
+template <typename F> u32 alloc_number(hca_rig &rig, u16 op, F field)
 {
 	std::vector<u8> out;
-	if (run(rig, cmd_in(prm::op::alloc_uar, 16), 16, nullptr, &out))
+	if (run(rig, cmd_in(op, 16), 16, nullptr, &out))
 		return 0;
-	return prm::get(out.data(), prm::alloc_uar_out::uar);
+	return u32(prm::get(out.data(), field));
 }
 
 u8 dealloc_uar(hca_rig &rig, u32 uar, u32 *s = nullptr)
@@ -52,14 +53,6 @@ u8 dealloc_uar(hca_rig &rig, u32 uar, u32 *s = nullptr)
 	auto c = cmd_in(prm::op::dealloc_uar, 16);
 	prm::set(c.data(), prm::dealloc_uar_in::uar, uar);
 	return run(rig, c, 16, s);
-}
-
-u32 alloc_q_counter(hca_rig &rig)
-{
-	std::vector<u8> out;
-	if (run(rig, cmd_in(prm::op::alloc_q_counter, 16), 16, nullptr, &out))
-		return 0;
-	return prm::get(out.data(), prm::alloc_q_counter_out::counter_set_id);
 }
 
 u8 query_q_counter(hca_rig &rig, u32 id, u32 *s = nullptr)
@@ -184,7 +177,7 @@ TEST(HcaUctx, ObjectsNameOnlyTheirContext)
 		EXPECT_EQ(create_qp(rig, spec_for(rig), &qp, &s), st::bad_res_err);
 		EXPECT_EQ(s, synd::uid_foreign);
 		EXPECT_EQ(rig.make_cq(), ~0u); // on the driver's UAR
-		uar_u = alloc_uar_cmd(rig);
+		uar_u = alloc_number(rig, prm::op::alloc_uar, prm::alloc_uar_out::uar);
 		pd_u = rig.alloc_pd();
 		ASSERT_TRUE(uar_u && pd_u);
 		std::swap(rig.uar, uar_u); // make_cq's UAR: the context's
@@ -261,11 +254,11 @@ TEST(HcaUctx, SharedCountersServeEveryContext)
 	{
 		// mlx5_ib allocates its counter sets with the shared uid.
 		as_uid as(prm::shared_resource_uid);
-		shared = alloc_q_counter(rig);
+		shared = alloc_number(rig, prm::op::alloc_q_counter, prm::alloc_q_counter_out::counter_set_id);
 	}
 	{
 		as_uid as(u);
-		own = alloc_q_counter(rig);
+		own = alloc_number(rig, prm::op::alloc_q_counter, prm::alloc_q_counter_out::counter_set_id);
 	}
 	ASSERT_TRUE(shared && own);
 	as_uid as(v);
