@@ -104,12 +104,17 @@ void caps::query(cmd_ctx &c)
 		return;
 	if (prm::get(c.in, in::other_function) || prm::get(c.in, in::function_id))
 		return (void)c.fail(st::bad_param_err, synd::bad_function);
-	int p = page_of(c.op_mod >> 1);
-	if (p < 0)
+	u16 type = c.op_mod >> 1;
+	int p = page_of(type);
+	if (p < 0 && type >= prm::cap_type::count)
 		return (void)c.fail(st::bad_param_err, synd::bad_cap_type);
 	// A driver may read only the part of the page it knows.
 	if (!c.need_out(prm::query_hca_cap_out::capability.byte_off + prm::cmd_hca_cap::size_bytes,
 			synd::short_output))
+		return;
+	// A type softcx offers nothing of reads as all zeroes (the output is
+	// zeroed): every feature it names is absent.
+	if (p < 0)
 		return;
 	const u8 *src = (c.op_mod & 1) == prm::cap_mode::cur ? cur_[p] : max_[p];
 	copy_bytes(prm::at(c.out, prm::query_hca_cap_out::capability), src, prm::cmd_hca_cap::size_bytes);

@@ -40,7 +40,7 @@ constexpr u32 init_pages_missing = make(0x02, 0x06);  // BAD_SYS_STATE: INIT_HCA
 constexpr u32 bad_teardown_profile = make(0x02, 0x07);// BAD_PARAM: unknown teardown profile
 
 // 03: capabilities
-constexpr u32 bad_cap_type = make(0x03, 0x01);        // BAD_PARAM: cap page not provided
+constexpr u32 bad_cap_type = make(0x03, 0x01);        // BAD_PARAM: no such cap type (query), or none to set
 constexpr u32 set_cap_after_init = make(0x03, 0x02);  // BAD_SYS_STATE: SET_HCA_CAP after INIT_HCA
 constexpr u32 cap_above_max = make(0x03, 0x03);       // BAD_PARAM: a settable cap above its max
 constexpr u32 bad_cap_value = make(0x03, 0x04);       // BAD_PARAM: a settable cap with a bad value

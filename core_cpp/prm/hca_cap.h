@@ -147,6 +147,7 @@ constexpr u16 ethernet_offloads = 0x1;
 constexpr u16 odp = 0x2;
 constexpr u16 atomic = 0x3;
 constexpr u16 roce = 0x4;
+constexpr u16 count = 0x27;  // MLX5_CAP_NUM (6.1): types 0 .. count - 1 exist
 } // namespace scx::prm::cap_type
 
 namespace scx::prm::cap_mode {
