@@ -121,7 +121,7 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 	u8 s = wr_list(rt, *wr, &inl, &inl_len);
 	if (s)
 		return s;
-	u64 len = u64(inl ? inl_len : 0) + wr_l_.total;
+	u64 len = u64(inl_len) + wr_l_.total; // inl_len is 0 without inline data
 	if (len > (u64(1) << 31))
 		return sy::local_length_err;
 	wr->len = u32(len);

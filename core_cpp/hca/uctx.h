@@ -19,13 +19,14 @@
 #include "hca/syndrome.h"
 #include "lib/status.h"
 #include "lib/types.h"
+#include "prm/uctx.h"
 
 namespace scx::hca {
 
 // A command of uid cmd may name an object created with uid obj.
 constexpr bool uid_may_name(u16 cmd, u16 obj)
 {
-	return cmd == 0 || obj == cmd || obj == 0xffff;
+	return cmd == 0 || obj == cmd || obj == prm::shared_resource_uid;
 }
 
 class uctx_table {
