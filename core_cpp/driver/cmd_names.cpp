@@ -62,6 +62,7 @@ constexpr op_name op_names[] = {
 	{0x706, "DESTROY_XRC_SRQ"},
 	{0x707, "QUERY_XRC_SRQ"},
 	{0x708, "ARM_XRC_SRQ"},
+	{prm::op::query_esw_functions, "QUERY_ESW_FUNCTIONS"},
 	{prm::op::query_vport_state, "QUERY_VPORT_STATE"},
 	{0x751, "MODIFY_VPORT_STATE"},
 	{prm::op::query_nic_vport_context, "QUERY_NIC_VPORT_CONTEXT"},

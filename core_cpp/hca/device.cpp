@@ -118,6 +118,7 @@ void device::execute(cmd_ctx &c)
 			cqs_.modify(c);
 		}
 		break;
+	case op::query_esw_functions: if (need(c, I)) vport_.query_esw_functions(c); break;
 	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
 	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
 	case op::set_roce_address: if (need(c, I)) vport_.set_roce_address(c); break;

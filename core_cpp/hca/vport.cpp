@@ -62,6 +62,19 @@ void vport::query_nic_context(cmd_ctx &c)
 	copy_bytes(mac + prm::mac_address_layout::mac_addr_47_32.byte_off, cfg_.mac, sizeof(cfg_.mac));
 }
 
+void vport::query_esw_functions(cmd_ctx &c)
+{
+	namespace in = prm::query_esw_functions_in;
+	namespace out = prm::query_esw_functions_out;
+	if (!c.need_in(in::size_bytes, synd::short_input) || !c.need_out(out::size_bytes, synd::short_output))
+		return;
+	if (c.op_mod)
+		return (void)c.fail(st::bad_param_err, synd::vport_bad_op_mod);
+	// One physical function with no VFs and no SFs, not an eswitch
+	// manager: host 0, its PF present and enabled, nothing behind it -
+	// all zeros in host_params_context, which the output already is.
+}
+
 u8 vport::max_path_mtu() const
 {
 	// What a RoCEv2 packet adds to its payload inside the IP MTU, at most:

@@ -17,6 +17,7 @@ public:
 
 	void query_state(cmd_ctx &c);
 	void query_nic_context(cmd_ctx &c);
+	void query_esw_functions(cmd_ctx &c);
 	// The port's RoCE address (GID) table, which the data path reads for
 	// the source address of what it sends.
 	void set_roce_address(cmd_ctx &c);

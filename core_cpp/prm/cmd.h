@@ -62,6 +62,7 @@ constexpr u16 create_srq = 0x700;
 constexpr u16 destroy_srq = 0x701;
 constexpr u16 query_srq = 0x702;
 constexpr u16 arm_rq = 0x703;
+constexpr u16 query_esw_functions = 0x740;
 constexpr u16 query_vport_state = 0x750;
 constexpr u16 query_nic_vport_context = 0x754;
 constexpr u16 set_roce_address = 0x761;

@@ -32,6 +32,7 @@ constexpr field<0x182, 1> retransmission_q_counters{};
 constexpr field<0x186, 10> max_qp_cnt{};
 constexpr field<0x190, 16> pkey_table_size{};
 constexpr field<0x1a0, 1> vport_group_manager{};
+constexpr field<0x1a7, 1> eswitch_manager{};
 constexpr field<0x1ab, 5> local_ca_ack_delay{};
 constexpr field<0x1b0, 1> port_module_event{};
 constexpr field<0x1b6, 2> port_type{};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Vport queries: QUERY_VPORT_STATE (link state) and QUERY_NIC_VPORT_CONTEXT
-// (MTU, MAC address, GUIDs, RoCE enable).
+// Vport queries: QUERY_VPORT_STATE (link state), QUERY_NIC_VPORT_CONTEXT
+// (MTU, MAC address, GUIDs, RoCE enable) and QUERY_ESW_FUNCTIONS (the host
+// functions behind an eswitch).
 #pragma once
 
 #include "prm/field.h"
@@ -110,3 +111,26 @@ constexpr field<0x00, 8> status{};
 constexpr field<0x20, 32> syndrome{};
 constexpr u32 size_bytes = 0x10;
 } // namespace scx::prm::set_roce_address_out
+
+namespace scx::prm::query_esw_functions_in {
+constexpr field<0x00, 16> opcode{};
+constexpr field<0x30, 16> op_mod{};
+constexpr u32 size_bytes = 0x10;
+} // namespace scx::prm::query_esw_functions_in
+
+namespace scx::prm::host_params_context {
+constexpr field<0x00, 8> host_number{};
+constexpr field<0x0d, 1> host_pf_not_exist{};
+constexpr field<0x0f, 1> host_pf_disabled{};
+constexpr field<0x10, 16> host_num_of_vfs{};
+constexpr field<0x20, 16> host_total_vfs{};
+constexpr u32 size_bytes = 0x40;
+} // namespace scx::prm::host_params_context
+
+namespace scx::prm::query_esw_functions_out {
+constexpr field<0x00, 8> status{};
+constexpr field<0x20, 32> syndrome{};
+constexpr block<0x80, 0x40> host_params_context{};
+// Followed by host_sf_enable[], one 64-bit word per 64 SFs: none here.
+constexpr u32 size_bytes = 0x80;
+} // namespace scx::prm::query_esw_functions_out

@@ -14,6 +14,7 @@
 #include "prm/q_counter.h"
 #include "prm/uar.h"
 #include "prm/uctx.h"
+#include "prm/vport.h"
 
 using namespace hca_test;
 using namespace scx;
@@ -266,4 +267,36 @@ TEST(HcaUctx, SharedCountersServeEveryContext)
 	EXPECT_EQ(query_q_counter(rig, 0), 0); // the function's default set
 	EXPECT_EQ(query_q_counter(rig, own, &s), st::bad_res_err);
 	EXPECT_EQ(s, synd::uid_foreign);
+}
+
+TEST(HcaUctx, EswFunctionsAnswerAnyUidForAFunctionWithoutVfs)
+{
+	hca_rig rig;
+	ASSERT_TRUE(rig.up());
+	u16 u = create_uctx(rig);
+	ASSERT_TRUE(u);
+	namespace out = prm::query_esw_functions_out;
+	namespace hp = prm::host_params_context;
+	std::vector<u8> o;
+	u32 s = 0;
+	{
+		// The kernel's whitelist uid (a context made at device init)
+		// sends it for any user process.
+		as_uid as(u);
+		ASSERT_EQ(run(rig, cmd_in(prm::op::query_esw_functions, 16), out::size_bytes, &s, &o), 0);
+	}
+	ASSERT_EQ(o.size(), size_t(out::size_bytes));
+	const u8 *h = prm::at(o.data(), out::host_params_context);
+	EXPECT_EQ(prm::get(h, hp::host_pf_not_exist), 0u);
+	EXPECT_EQ(prm::get(h, hp::host_pf_disabled), 0u);
+	EXPECT_EQ(prm::get(h, hp::host_num_of_vfs), 0u);
+	EXPECT_EQ(prm::get(h, hp::host_total_vfs), 0u);
+	// Not an eswitch manager, as the answer says.
+	std::vector<u8> cap;
+	ASSERT_EQ(run(rig, cmd_in(prm::op::query_hca_cap, 16, 1), 16 + 4096, nullptr, &cap), 0);
+	EXPECT_EQ(prm::get(cap.data() + 16, prm::cmd_hca_cap::eswitch_manager), 0u);
+	EXPECT_EQ(run(rig, cmd_in(prm::op::query_esw_functions, 16), 16, &s), st::bad_outp_len_err);
+	EXPECT_EQ(run(rig, cmd_in(prm::op::query_esw_functions, 16, 1), out::size_bytes, &s), st::bad_param_err);
+	EXPECT_EQ(s, synd::vport_bad_op_mod);
+	EXPECT_EQ(destroy_uctx(rig, u), 0);
 }
