@@ -99,6 +99,12 @@ judge() {
 		bad "$name/kernel_log_clean" "(see $dir/console.log)"
 		grep -a -m 20 -E 'BUG|WARNING|KASAN|leak|Call Trace' "$dir/console.log" | sed 's/^/    /'
 	fi
+	# A part suite.sh found hung: what the kernel was doing (CI keeps
+	# only this output, not the console log).
+	if grep -aq '^HANG-DUMP BEGIN' "$dir/console.log" 2>/dev/null; then
+		sed -n '/^HANG-DUMP BEGIN/,/^HANG-DUMP END/p' "$dir/console.log" | tr -d '\r' |
+			grep -v '^\s*$' | head -n 150 | sed 's/^/    /'
+	fi
 	if [ $rc != 0 ] && ! grep -aq '^RESULT .* FAIL' "$dir/results.log" 2>/dev/null; then
 		bad "$name/guest_exit" "status $rc"
 		tail -n 30 "$log" | sed 's/^/    /'
@@ -218,7 +224,7 @@ if stage module_stock make module-stock; then
 		cp "build/kmod-$k/src/softcx.ko" build/verbs/* tests/vm/guest/* "$out/overlay-$fl/"
 		fl_parts=softcx-load,softcx-cmd,softcx-ib,datapath,iommu,events,uar,counters,robust,cm,nvme
 		[ $fl = rt ] && fl_parts=$fl_parts,two-ports
-		GUEST_KVER=$k WITHOUT=$without guest "$fl" tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-$fl" \
+		GUEST_KVER=$k WITHOUT=$without guest "$fl" tests/vm/guest/suite.sh -t 1200 -o "$out/overlay-$fl" \
 			-- suite=$fl_parts
 	done
 fi

@@ -44,8 +44,9 @@ one() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
 	echo "---- $name: $parts ($(date +%T))"
+	# A soak's part may take as long as its boot (suite.sh's part_timeout).
 	tests/vm/run-guest.sh -l "$out/$name" -t "$tmo" "${opts[@]}" tests/vm/guest/suite.sh -- \
-		"suite=$parts" "$@" >"$out/$name.log" 2>&1 || rc=$?
+		"suite=$parts" "part_timeout=$tmo" "$@" >"$out/$name.log" 2>&1 || rc=$?
 	local extra=() wflags=() f
 	[ -e "$out/$name/results.log" ] && grep -aq '^PART-BEGIN kmemleak' "$out/$name/results.log" && extra=(kmemleak)
 	for f in ${WITHOUT:-}; do wflags+=(-w "$f"); done
@@ -74,7 +75,7 @@ pair_one() { # pair_one NAME PART TIMEOUT JUDGED -- kernel args
 	shift 5
 	echo "---- $name: $part on two guests ($(date +%T))"
 	tests/vm/run-pair.sh -t "$tmo" -o "$out/ovl-stock" -l "$out/$name" tests/vm/guest/suite.sh -- \
-		suite=$part "$@" >"$out/$name.log" 2>&1 || rc=$?
+		suite=$part "part_timeout=$tmo" "$@" >"$out/$name.log" 2>&1 || rc=$?
 	for side in a b; do
 		tests/vm/check-results.sh "$out/$name/$side/results.log" tests/vm/guest "$part" || bad=1
 		tests/vm/scan-log.sh "$out/$name/$side/console.log" >>"$out/$name.log" 2>&1 ||

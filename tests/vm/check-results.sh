@@ -42,7 +42,11 @@ for part in "$@"; do
 		fail "$part/finished" "no PART-END $part: the guest stopped inside it"
 	else
 		rc=${end##* }
-		[ "$rc" = 0 ] || fail "$part/exit" "status $rc"
+		if tr -d '\r' <"$log" | grep -q "^SUITE-STOPPED after $part:"; then
+			fail "$part/exit" "status $rc: hung, killed by suite.sh (HANG-DUMP on the console)"
+		elif [ "$rc" != 0 ]; then
+			fail "$part/exit" "status $rc"
+		fi
 	fi
 	exp=$dir/$part.expect
 	if [ ! -f "$exp" ]; then

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Host unit test of check-results.sh: a complete run passes; a part that
 # exits before its RESULT lines, one that fails its exit status, one the
-# guest never finished, one never started and one with a declared name
-# missing each fail, and are named.
+# guest never finished, one suite.sh killed as hung, one never started and
+# one with a declared name missing each fail, and are named.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
@@ -51,6 +51,11 @@ expect 1 'FAIL two/exit status 2' "$tmp/status.log"
 # The guest stopped inside part two.
 good | sed '/^PART-END two/d' >"$tmp/crash.log"
 expect 1 'FAIL two/finished' "$tmp/crash.log"
+# suite.sh found part one hung, killed it and stopped: both said.
+good | sed '/beta/,$d' >"$tmp/hung.log"
+printf 'PART-END one 124\r\nSUITE-STOPPED after one: it hung\r\n' >>"$tmp/hung.log"
+expect 1 'FAIL one/exit status 124: hung' "$tmp/hung.log"
+expect 1 'FAIL two/started' "$tmp/hung.log"
 # Part two never started.
 good | sed '/two\|gamma/d' >"$tmp/never.log"
 expect 1 'FAIL two/started' "$tmp/never.log"
