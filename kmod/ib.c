@@ -242,6 +242,7 @@ static void scx_dealloc_driver(struct ib_device *ib)
 {
 	struct scx_ibdev *sdev = to_sdev(ib);
 
+	scx_devx_cleanup(sdev);
 	scx_kdev_destroy(sdev->kdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	/* Last: module exit waits for the list to empty. */
@@ -527,6 +528,9 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 	err = scx_counters_add(sdev);
 	if (err)
 		goto err_kdev;
+	err = scx_devx_init(sdev);
+	if (err)
+		goto err_kdev;
 
 	sdev->ib.node_type = RDMA_NODE_IB_CA;
 	sdev->ib.phys_port_cnt = 1;
@@ -535,6 +539,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_GET_CONTEXT);
 	strscpy(sdev->ib.node_desc, "softcx", sizeof(sdev->ib.node_desc));
 	ib_set_device_ops(&sdev->ib, &scx_ib_ops);
+	sdev->ib.driver_def = scx_devx_defs;
 	err = ib_device_set_netdev(&sdev->ib, ndev, 1);
 	if (err)
 		goto err_kdev;

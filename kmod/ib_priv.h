@@ -5,6 +5,7 @@
 
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "softcx/driver.h"
 #include "softcx/kverbs.h"
@@ -28,6 +29,7 @@ struct scx_ibdev {
 	struct xarray qps;	/* qpn -> scx_qp, for async events (irq-safe lock) */
 	struct xarray srqs;	/* srqn -> scx_srq, the same for SRQs */
 	u32 port_counter_set;	/* the port's Q counter set (ib_counters.c) */
+	u16 devx_whitelist_uid;	/* ib_devx.c; 0: none */
 	/* UAR doorbell traps waiting to be re-armed (ib_uar.c) */
 	spinlock_t rearm_lock;
 	struct list_head rearm_list;
@@ -226,6 +228,11 @@ void scx_kah_build(struct scx_ah *ah, const struct rdma_ah_attr *attr);
 /* ib_counters.c */
 int scx_counters_init(void);
 int scx_counters_add(struct scx_ibdev *sdev);
+
+/* ib_devx.c */
+extern const struct uapi_definition scx_devx_defs[];
+int scx_devx_init(struct scx_ibdev *sdev);
+void scx_devx_cleanup(struct scx_ibdev *sdev);
 struct rdma_hw_stats *scx_alloc_hw_port_stats(struct ib_device *ib, u32 port);
 int scx_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port, int index);
 struct rdma_hw_stats *scx_counter_alloc_stats(struct rdma_counter *counter);

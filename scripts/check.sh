@@ -197,7 +197,7 @@ if stage module_stock make module-stock; then
 	mkdir -p "$out/overlay-stock"
 	cp "$ko" build/verbs/* tests/vm/guest/* "$out/overlay-stock/"
 	# One boot for all stock-kernel guest tests (tests/vm/guest/suite.sh).
-	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,cm,nvme,ucx,pyverbs
+	stock_parts=softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,datapath-sweeps,doorbell-sched,two-ports,wqe-fuzz,iommu,events,uar,counters,robust,cm,nvme,ucx,devx,pyverbs
 	guest stock tests/vm/guest/suite.sh -t 2400 -o "$out/overlay-stock" -- suite=$stock_parts tsc=reliable
 	# Two stock guests on a link: RoCEv2 between softcx and softcx, and
 	# between softcx and rdma_rxe (tests/vm/guest/wire-pair.sh).
@@ -252,7 +252,7 @@ if [ $testk_ok = 1 ] && stage test_kernel make test-kernel && stage module_testk
 	# size (datapath-sweeps, ~5 min), two-ports (~6 min) and rdma-core's
 	# suite (pyverbs, ~8 min); make check runs those on the stock kernel.
 	EXTRA_PARTS=kmemleak guest testk tests/vm/guest/suite.sh -t 3000 -k "$kdir" -o "$out/overlay-testk" \
-		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust,cm,ucx vo_iter=100 wf_iter=1000 perf_bw_iters=1000 cm_iters=200 cm_fi_size=4096 ucx_iters=200
+		-- suite=kunit,softcx-load,softcx-cmd,softcx-ib,verbs-objects,datapath,wqe-fuzz,iommu,events,uar,counters,robust,cm,ucx,devx vo_iter=100 wf_iter=1000 perf_bw_iters=1000 cm_iters=200 cm_fi_size=4096 ucx_iters=200
 	# NVMe over RDMA on the test kernel, in a boot of its own with DMA-API
 	# debugging off: nvme_rdma maps 16-byte kmalloc'ed receive buffers
 	# that share cachelines, which 6.1's dma-debug reports as overlapping

@@ -9,6 +9,7 @@
 #include "prm/pd.h"
 #include "prm/q_counter.h"
 #include "prm/uar.h"
+#include "prm/uctx.h"
 #include "prm/vport.h"
 
 namespace scx::driver::cmd {
@@ -162,6 +163,25 @@ status dealloc_pd(cmd_if &c, u32 pd, u16 uid)
 	prm::set(in, prm::dealloc_pd_in::opcode, prm::op::dealloc_pd);
 	prm::set(in, prm::dealloc_pd_in::uid, uid);
 	prm::set(in, prm::dealloc_pd_in::pd, pd);
+	return c.exec(in, sizeof(in), out, sizeof(out));
+}
+
+result<u16> create_uctx(cmd_if &c, u32 cap)
+{
+	u8 in[prm::create_uctx_in::size_bytes] = {};
+	u8 out[prm::create_uctx_out::size_bytes] = {};
+	prm::set(in, prm::create_uctx_in::opcode, prm::op::create_uctx);
+	prm::set(prm::at(in, prm::create_uctx_in::uctx), prm::uctx::cap, cap);
+	SCX_TRY(c.exec(in, sizeof(in), out, sizeof(out)));
+	return u16(prm::get(out, prm::create_uctx_out::uid));
+}
+
+status destroy_uctx(cmd_if &c, u16 uid)
+{
+	u8 in[prm::destroy_uctx_in::size_bytes] = {};
+	u8 out[prm::destroy_uctx_out::size_bytes] = {};
+	prm::set(in, prm::destroy_uctx_in::opcode, prm::op::destroy_uctx);
+	prm::set(in, prm::destroy_uctx_in::uid, uid);
 	return c.exec(in, sizeof(in), out, sizeof(out));
 }
 

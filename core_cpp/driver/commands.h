@@ -37,6 +37,10 @@ status query_q_counter(cmd_if &c, u32 set, bool clear, u8 *out);
 result<u32> create_mkey(cmd_if &c, void *in, u32 inlen);
 status destroy_mkey(cmd_if &c, u32 mkey, u16 uid = 0);
 
+// A user context (DevX uid) with the given uctx.cap bits; its uid.
+result<u16> create_uctx(cmd_if &c, u32 cap);
+status destroy_uctx(cmd_if &c, u16 uid);
+
 struct adapter_info {
 	u32 ieee_vendor_id;
 	u16 vsd_vendor_id;

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "driver/cmd_names.h"
+#include "driver/commands.h"
 #include "driver/device.h"
+#include "driver/devx.h"
 #include "hca/device.h"
 #include "host_env.h"
 #include "prm/cmd.h"
@@ -691,4 +693,57 @@ TEST_F(DriverHca, TracepointsCarryStatusSyndromeAndFailures)
 	EXPECT_EQ(dones[2].status, 0xfe); // timed out
 	EXPECT_EQ(dones[2].syndrome, 0u);
 	EXPECT_GE(dones[2].latency_ns, 100u * 1000 * 1000);
+}
+
+// DEVX_OTHER's rules (driver/devx.h): the driver picks the uid, whatever the
+// caller wrote; a context without DevX reaches only the whitelisted queries.
+TEST_F(DriverHca, DevxGeneralCommandsRunUnderTheDriversUid)
+{
+	ASSERT_TRUE(start());
+	result<u16> wl = driver::cmd::create_uctx(cmd(), 0), mine = driver::cmd::create_uctx(cmd(), 0);
+	ASSERT_TRUE(wl && mine);
+	ASSERT_NE(*wl, *mine);
+	auto hdr = [](u16 op, u16 op_mod, u16 forged_uid) {
+		std::vector<u8> in(16);
+		prm::set(in.data(), prm::mbox_in::opcode, op);
+		prm::set(in.data(), prm::mbox_in::op_mod, op_mod);
+		prm::set(in.data(), prm::mbox_in::uid, forged_uid);
+		return in;
+	};
+	std::vector<u8> out(16 + 4096);
+	// A context without DevX: the general caps, under the whitelist uid.
+	auto in = hdr(prm::op::query_hca_cap, prm::cap_type::general << 1 | prm::cap_mode::cur, 0x1234);
+	ASSERT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), u32(out.size())));
+	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *wl);
+	const u8 *gen = drv->cap(prm::cap_type::general, prm::cap_mode::cur);
+	EXPECT_EQ(prm::get(out.data() + 16, prm::cmd_hca_cap::log_max_qp), prm::get(gen, prm::cmd_hca_cap::log_max_qp));
+	in = hdr(prm::op::query_esw_functions, 0, 0);
+	EXPECT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), prm::query_esw_functions_out::size_bytes));
+	// ...with no whitelist uid, nothing; and no other command at all.
+	in = hdr(prm::op::query_hca_cap, 0, 0);
+	EXPECT_EQ(driver::devx::general(*drv, 0, 0, in.data(), 16, out.data(), 16).code(), errc::notsupp);
+	in = hdr(prm::op::nop, 0, *mine);
+	EXPECT_EQ(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), 16).code(), errc::inval);
+	// A DevX context: its own uid, the general list only.
+	in = hdr(prm::op::nop, 0, 0);
+	EXPECT_TRUE(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16));
+	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *mine);
+	for (u16 op : {prm::op::create_uctx, prm::op::create_cq, prm::op::manage_pages, prm::op::create_eq}) {
+		in = hdr(op, 0, 0);
+		EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::inval)
+			<< std::hex << op;
+	}
+	// The general range reaches the device, which answers for itself.
+	in = hdr(0xb01, 0, 0);
+	EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::remoteio);
+	EXPECT_EQ(prm::get(out.data(), prm::mbox_out::status), prm::cmd_stat::bad_op_err);
+	// Completion vectors name the comp EQs, and no more.
+	for (u32 v = 0; v < drv->num_comp_eqs(); v++) {
+		result<u32> eqn = driver::devx::query_eqn(*drv, v);
+		ASSERT_TRUE(eqn);
+		EXPECT_EQ(*eqn, drv->comp_eqn(v));
+	}
+	EXPECT_EQ(driver::devx::query_eqn(*drv, drv->num_comp_eqs()).error().code(), errc::noent);
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *mine));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *wl));
 }

@@ -228,6 +228,23 @@ int scx_verbs_destroy_srq(struct scx_drv *drv, uint32_t srqn);
 int scx_verbs_arm_srq(struct scx_drv *drv, uint32_t srqn, uint16_t limit);
 int scx_verbs_query_srq(struct scx_drv *drv, uint32_t srqn, uint16_t *limit);
 
+/*
+ * DevX (process context). A user context: CREATE_UCTX with the uctx.cap
+ * bits; *uid its uid. The device's whitelist uid is one made at start.
+ */
+int scx_devx_create_uctx(struct scx_drv *drv, uint32_t cap, uint16_t *uid);
+int scx_devx_destroy_uctx(struct scx_drv *drv, uint16_t uid);
+/*
+ * DEVX_OTHER: the mailbox `in` (inlen >= 16) of a context (ctx_uid 0: no
+ * DevX) runs under the uid the driver picks, stamped into `in`. 0; or
+ * -EREMOTEIO with `out` holding the firmware's status and syndrome; or
+ * -EINVAL (a command not allowed), -EOPNOTSUPP, another errno.
+ */
+int scx_devx_general(struct scx_drv *drv, uint16_t ctx_uid, uint16_t whitelist_uid, void *in, uint32_t inlen,
+		     void *out, uint32_t outlen);
+/* QUERY_EQN: the EQ number of completion vector `vector`, or -ENOENT. */
+int scx_devx_query_eqn(struct scx_drv *drv, uint32_t vector, uint32_t *eqn);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+// The DevX part of softcx/verbs.h over the driver.
+#include "driver/c_drv.h"
+#include "driver/commands.h"
+#include "driver/devx.h"
+
+using namespace scx;
+
+extern "C" {
+
+int scx_devx_create_uctx(struct scx_drv *drv, uint32_t cap, uint16_t *uid)
+{
+	result<u16> u = driver::cmd::create_uctx(drv->dev.cmd(), cap);
+	if (!u)
+		return u.error().to_errno();
+	*uid = *u;
+	return 0;
+}
+
+int scx_devx_destroy_uctx(struct scx_drv *drv, uint16_t uid)
+{
+	return driver::cmd::destroy_uctx(drv->dev.cmd(), uid).to_errno();
+}
+
+int scx_devx_general(struct scx_drv *drv, uint16_t ctx_uid, uint16_t whitelist_uid, void *in, uint32_t inlen,
+		     void *out, uint32_t outlen)
+{
+	return driver::devx::general(drv->dev, ctx_uid, whitelist_uid, static_cast<u8 *>(in), inlen,
+				     static_cast<u8 *>(out), outlen)
+		.to_errno();
+}
+
+int scx_devx_query_eqn(struct scx_drv *drv, uint32_t vector, uint32_t *eqn)
+{
+	result<u32> e = driver::devx::query_eqn(drv->dev, vector);
+	if (!e)
+		return e.error().to_errno();
+	*eqn = *e;
+	return 0;
+}
+
+} // extern "C"

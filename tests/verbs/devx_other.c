@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devx_other: what a context without DevX reaches of the DevX ABI through
+ * libmlx5, as mlx5_ib allows it.
+ *
+ *   devx_other -d DEV -D DEBUGFS_DIR
+ *
+ *   devx_ctx_refused   mlx5dv_open_device(DEVX) fails with EOPNOTSUPP: no
+ *                      DevX contexts yet; ibv_open_device still opens one
+ *   hca_cap_general    DEVX_OTHER QUERY_HCA_CAP (general, current): status
+ *                      0, log_max_qp as ibv_query_device's max_qp says
+ *   hca_cap_short_out  the same into a 16-byte output: EREMOTEIO, and the
+ *                      output holds the device's status (bad output length)
+ *   esw_functions      QUERY_ESW_FUNCTIONS: status 0, no VFs
+ *   not_whitelisted    NOP, QUERY_VPORT_STATE, CREATE_CQ: EINVAL, the device
+ *                      never asked (its command count does not move)
+ *   query_eqn          QUERY_EQN of every completion vector is the EQ the
+ *                      driver's debugfs lists at that vector; one past the
+ *                      last is ENOENT
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "vt.h"
+
+/* Opcodes and layouts as mlx5_ifc.h gives them (big-endian mailboxes). */
+#define OP_QUERY_HCA_CAP 0x100
+#define OP_CREATE_CQ 0x400
+#define OP_QUERY_ESW_FUNCTIONS 0x740
+#define OP_QUERY_VPORT_STATE 0x750
+#define OP_NOP 0x80d
+#define STATUS_BAD_OUTP_LEN 0x51
+#define CAP_OUT_BYTES (16 + 4096)
+#define ESW_OUT_BYTES 0x80
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+/* Bits [bit_off, bit_off + width) of a big-endian PRM layout, width <= 32. */
+static uint32_t prm_get(const uint8_t *p, unsigned int bit_off, unsigned int width)
+{
+	uint64_t v = 0;
+	unsigned int i, first = bit_off / 8, last = (bit_off + width - 1) / 8;
+
+	for (i = first; i <= last; i++)
+		v = v << 8 | p[i];
+	v >>= 7 - (bit_off + width - 1) % 8;
+	return v & ((1ull << width) - 1);
+}
+
+static void hdr(uint8_t *in, uint16_t opcode, uint16_t op_mod)
+{
+	memset(in, 0, 16);
+	put_be16(in, opcode);
+	put_be16(in + 6, op_mod);
+}
+
+static void devx_ctx_refused(const char *dev)
+{
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i, err = 0;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev)) {
+			errno = 0;
+			c = mlx5dv_open_device(list[i], &attr);
+			err = errno;
+		}
+	if (c)
+		ibv_close_device(c);
+	if (list)
+		ibv_free_device_list(list);
+	vt_result("devx_ctx_refused", !c && err == EOPNOTSUPP, "mlx5dv_open_device(DEVX): %s",
+		  c ? "opened" : strerror(err));
+}
+
+static void hca_cap(struct ibv_context *ctx)
+{
+	static uint8_t out[CAP_OUT_BYTES];
+	struct ibv_device_attr da;
+	uint8_t in[16];
+	uint32_t log_max_qp;
+	int err;
+
+	/* op_mod: cap type general (0) << 1 | current (1). */
+	hdr(in, OP_QUERY_HCA_CAP, 1);
+	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
+	if (err || ibv_query_device(ctx, &da)) {
+		vt_result("hca_cap_general", false, "%s", strerror(err ?: errno));
+	} else {
+		/* cmd_hca_cap.log_max_qp: bit 0x9b, 5 bits; the caps at byte 16. */
+		log_max_qp = prm_get(out + 16, 0x9b, 5);
+		vt_result("hca_cap_general", out[0] == 0 && da.max_qp == 1 << log_max_qp,
+			  "status %u, log_max_qp %u, max_qp %d", out[0], log_max_qp, da.max_qp);
+	}
+	memset(out, 0, 16);
+	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 16);
+	vt_result("hca_cap_short_out", err == EREMOTEIO && out[0] == STATUS_BAD_OUTP_LEN,
+		  "%s, status 0x%x, syndrome 0x%x", strerror(err), out[0], prm_get(out, 0x20, 32));
+}
+
+static void esw_functions(struct ibv_context *ctx)
+{
+	uint8_t in[16], out[ESW_OUT_BYTES];
+	int err;
+
+	memset(out, 0xff, sizeof(out));
+	hdr(in, OP_QUERY_ESW_FUNCTIONS, 0);
+	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
+	/* host_params_context at byte 0x10: host_num_of_vfs bits 0x10..0x1f. */
+	vt_result("esw_functions", !err && out[0] == 0 && prm_get(out + 0x10, 0x10, 16) == 0,
+		  "%s, status 0x%x, num_of_vfs %u", strerror(err), out[0], prm_get(out + 0x10, 0x10, 16));
+}
+
+/* How many commands of these opcodes the driver sent (debugfs cmd_stats). */
+static long long cmd_count(const char *dbg, const uint16_t *ops, size_t n)
+{
+	char path[512], line[256], name[64];
+	unsigned long long count;
+	unsigned int op;
+	long long sum = 0;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cmd_stats", dbg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "0x%x %63s %llu", &op, name, &count) == 3)
+			for (i = 0; i < n; i++)
+				if (op == ops[i])
+					sum += count;
+	fclose(f);
+	return sum;
+}
+
+static void not_whitelisted(struct ibv_context *ctx, const char *dbg)
+{
+	static const uint16_t ops[] = { OP_NOP, OP_QUERY_VPORT_STATE, OP_CREATE_CQ };
+	const size_t nops = sizeof(ops) / sizeof(ops[0]);
+	uint8_t in[64], out[64];
+	char detail[128] = "";
+	long long before = cmd_count(dbg, ops, nops), after;
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < nops; i++) {
+		int err;
+
+		memset(in, 0, sizeof(in));
+		hdr(in, ops[i], 0);
+		err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
+		if (err != EINVAL) {
+			ok = false;
+			snprintf(detail, sizeof(detail), "opcode 0x%x: %s", ops[i], strerror(err));
+		}
+	}
+	after = cmd_count(dbg, ops, nops);
+	vt_result("not_whitelisted", ok && before >= 0 && after == before, "%s EINVAL each; commands %lld -> %lld",
+		  detail, before, after);
+}
+
+/* The EQ numbers debugfs lists, by index (0 the async EQ, 1.. the comp ones). */
+static int debugfs_eqns(const char *dbg, unsigned int *eqn, int max)
+{
+	char path[512], line[256];
+	unsigned int idx, e;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/eqs", dbg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u", &idx, &e) == 2 && (int)idx < max) {
+			eqn[idx] = e;
+			n = (int)idx + 1 > n ? (int)idx + 1 : n;
+		}
+	fclose(f);
+	return n;
+}
+
+static void query_eqn(struct ibv_context *ctx, const char *dbg)
+{
+	unsigned int listed[64];
+	int n = debugfs_eqns(dbg, listed, 64), v, err;
+	char detail[160] = "";
+	bool ok = n >= 2 && ctx->num_comp_vectors == n - 1;
+	uint32_t eqn;
+
+	for (v = 0; ok && v < ctx->num_comp_vectors; v++) {
+		err = mlx5dv_devx_query_eqn(ctx, v, &eqn);
+		if (err || eqn != listed[v + 1]) {
+			ok = false;
+			snprintf(detail, sizeof(detail), "vector %d: %s, eqn %u, debugfs %u", v, strerror(err),
+				 eqn, listed[v + 1]);
+		}
+	}
+	err = mlx5dv_devx_query_eqn(ctx, ctx->num_comp_vectors, &eqn);
+	if (ok && err != ENOENT) {
+		ok = false;
+		snprintf(detail, sizeof(detail), "vector %d (past the last): %s", ctx->num_comp_vectors,
+			 strerror(err));
+	}
+	vt_result("query_eqn", ok, "%d vectors, %d EQs listed %s", ctx->num_comp_vectors, n, detail);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "softcx_0", *dbg = NULL;
+	struct ibv_context *ctx;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:D:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'D': dbg = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s -d DEV -D DEBUGFS_DIR\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!dbg) {
+		fprintf(stderr, "%s: -D DEBUGFS_DIR is required\n", argv[0]);
+		return 2;
+	}
+	devx_ctx_refused(dev);
+	ctx = vt_open(dev);
+	if (!ctx) {
+		vt_result("devx_other_setup", false, "%s: %s", dev, strerror(errno));
+		return 1;
+	}
+	hca_cap(ctx);
+	esw_functions(ctx);
+	not_whitelisted(ctx, dbg);
+	query_eqn(ctx, dbg);
+	ibv_close_device(ctx);
+	return vt_failures ? 1 : 0;
+}
