@@ -32,6 +32,7 @@ struct hca_limits {
 	static constexpr u32 max_log_page = 18;    // log_page_size of WQ/CQ buffers
 	static constexpr u32 max_q_counters = 64;
 	static constexpr u32 log_max_uctx = 10;  // user contexts (DevX) 1 .. 1023
+	static constexpr u32 log_max_umem = 12;  // user memory registrations (DevX UMEM)
 	static constexpr u32 first_uar = 8;     // BAR0 pages below hold the init segment
 	static constexpr u32 num_uars = 256;
 };

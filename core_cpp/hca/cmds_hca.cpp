@@ -116,6 +116,7 @@ void device::teardown_hca(cmd_ctx &c)
 	tds_.reset();
 	q_counters_.reset();
 	uars_.reset();
+	umems_.reset(); // after what was built on them
 	uctxs_.reset();
 	uar_win_.reset_live();
 	vport_.reset_roce();

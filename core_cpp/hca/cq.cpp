@@ -11,16 +11,69 @@ namespace scx::hca {
 
 namespace st = prm::cmd_stat;
 
-status cq_engine::init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, eq_engine &eqs, u32 max_cqs,
-		       u32 log_max_cq_sz)
+status cq_engine::init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, umem_table &umems, eq_engine &eqs,
+		       u32 max_cqs, u32 log_max_cq_sz)
 {
 	dma_ = &dma;
 	pages_ = &pages;
 	uars_ = &uars;
+	umems_ = &umems;
 	eqs_ = &eqs;
 	log_max_cq_sz_ = log_max_cq_sz;
 	SCX_TRY(lock_.init(lock_class::hca_cq));
 	return table_.init(0, max_cqs);
+}
+
+bool cq_engine::ring_from_pas(cmd_ctx &c, cq_ctx &cq, u64 ring, u32 page_shift)
+{
+	namespace in = prm::create_cq_in;
+	const u8 *cqc = prm::at(c.in, in::cq_context);
+	if (prm::get(cqc, prm::cqc::page_offset))
+		return c.fail(st::bad_param_err, synd::cq_bad_offset);
+	if (page_shift > 30)
+		return c.fail(st::bad_param_err, synd::cq_bad_page_size);
+	u32 npas = u32((ring + (u64(1) << page_shift) - 1) >> page_shift);
+	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
+		return false;
+	auto list = pages_->alloc_list(npas);
+	if (!list)
+		return c.fail(st::no_res_err, synd::no_fw_memory);
+	cq.pas = *list;
+	cq.page_shift = u8(page_shift);
+	for (u32 i = 0; i < npas; i++) {
+		c.relax_at(i);
+		bool good = true;
+		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
+		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift))
+			return c.fail(st::bad_param_err, synd::cq_bad_page);
+		pages_->list_set(cq.pas, i, pa);
+	}
+	return true;
+}
+
+bool cq_engine::ring_from_umem(cmd_ctx &c, cq_ctx &cq, u64 ring)
+{
+	namespace in = prm::create_cq_in;
+	umem_span span;
+	u32 id = u32(prm::get(c.in, in::cq_umem_id));
+	if (!umems_->take(c, id, prm::get(c.in, in::cq_umem_offset), ring, true, &span))
+		return false;
+	cq.pas = span.pages;
+	cq.page_shift = span.page_shift;
+	cq.ring_offset = span.first_offset;
+	cq.ring_umem = id;
+	return true;
+}
+
+// What a CQ holds of pages and umems; a failed create's too.
+void cq_engine::release_memory(cq_ctx &cq)
+{
+	pages_->free_list(cq.pas);
+	if (cq.ring_umem)
+		umems_->release(cq.ring_umem);
+	if (cq.dbr_umem)
+		umems_->release(cq.dbr_umem);
+	pages_->free_slot(cq.slot);
 }
 
 void cq_engine::create(cmd_ctx &c)
@@ -33,32 +86,19 @@ void cq_engine::create(cmd_ctx &c)
 	u32 log_size = prm::get(cqc, prm::cqc::log_cq_size);
 	u32 uar = prm::get(cqc, prm::cqc::uar_page);
 	u32 eqn = prm::get(cqc, prm::cqc::c_eqn_or_apu_element);
-	u32 log_page = prm::get(cqc, prm::cqc::log_page_size);
 	u32 cqe_sz = prm::get(cqc, prm::cqc::cqe_sz);
 	u64 dbr = prm::get(cqc, prm::cqc::dbr_addr);
-	if (prm::get(c.in, in::cq_umem_valid) || prm::get(cqc, prm::cqc::dbr_umem_valid))
-		return (void)c.fail(st::bad_param_err, synd::cq_umem_unsupported);
+	const bool dbr_umem = prm::get(cqc, prm::cqc::dbr_umem_valid);
 	if (log_size > log_max_cq_sz_)
 		return (void)c.fail(st::bad_param_err, synd::cq_bad_size);
 	if (cqe_sz != prm::cqe_size::bytes_64 && cqe_sz != prm::cqe_size::bytes_128)
 		return (void)c.fail(st::bad_param_err, synd::cq_bad_cqe_size);
-	if (prm::get(cqc, prm::cqc::page_offset))
-		return (void)c.fail(st::bad_param_err, synd::cq_bad_offset);
-	if (log_page > 18)
-		return (void)c.fail(st::bad_param_err, synd::cq_bad_page_size);
-	if ((dbr & 7) || !dma_->map(dbr, prm::cq_dbrec::size_bytes))
+	if ((dbr & 7) || (!dbr_umem && !dma_->map(dbr, prm::cq_dbrec::size_bytes)))
 		return (void)c.fail(st::bad_param_err, synd::cq_bad_dbr);
 	if (!uars_->valid(uar))
 		return (void)c.fail(st::bad_res_err, synd::uar_invalid);
 	if (!uid_may_name(c.uid, uars_->owner(uar)))
 		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-
-	u32 entry = cqe_sz == prm::cqe_size::bytes_64 ? 64 : 128;
-	u32 page_shift = 12 + log_page;
-	u64 ring = u64(entry) << log_size;
-	u32 npas = u32((ring + (u64(1) << page_shift) - 1) >> page_shift);
-	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
-		return;
 	if (!eqs_->cq_attach(eqn))
 		return (void)c.fail(st::bad_res_err, synd::cq_bad_eq);
 
@@ -69,36 +109,37 @@ void cq_engine::create(cmd_ctx &c)
 	}
 	auto *cq = static_cast<cq_ctx *>(pages_->slot(*slot));
 	cq->slot = *slot;
-	auto list = pages_->alloc_list(npas);
-	if (!list) {
-		pages_->free_slot(*slot);
-		eqs_->cq_detach(eqn);
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	cq->pas = fw_list{}; // the slot is zeroed: page 0 is not "no list"
+	u32 entry = cqe_sz == prm::cqe_size::bytes_64 ? 64 : 128;
+	u64 ring = u64(entry) << log_size;
+	bool ok = prm::get(c.in, in::cq_umem_valid) ? ring_from_umem(c, *cq, ring)
+						    : ring_from_pas(c, *cq, ring, 12 + prm::get(cqc, prm::cqc::log_page_size));
+	if (ok && dbr_umem) {
+		u32 id = prm::get(cqc, prm::cqc::dbr_umem_id);
+		ok = umems_->take_address(c, id, dbr, prm::cq_dbrec::size_bytes, true, &dbr);
+		if (ok)
+			cq->dbr_umem = id;
 	}
-	cq->pas = *list;
-	for (u32 i = 0; i < npas; i++) {
-		c.relax_at(i);
-		bool good = true;
-		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
-		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {
-			pages_->free_list(cq->pas);
-			pages_->free_slot(*slot);
-			eqs_->cq_detach(eqn);
-			return (void)c.fail(st::bad_param_err, synd::cq_bad_page);
-		}
-		pages_->list_set(cq->pas, i, pa);
+	if (!ok) {
+		release_memory(*cq);
+		eqs_->cq_detach(eqn);
+		return;
 	}
 	cq->uar = uar;
 	cq->uid = c.uid;
 	cq->eqn = eqn;
 	cq->log_size = u8(log_size);
-	cq->page_shift = u8(page_shift);
 	cq->cqe_size = u8(entry);
 	cq->oi = u8(prm::get(cqc, prm::cqc::oi));
 	cq->cq_period = u16(prm::get(cqc, prm::cqc::cq_period));
 	cq->cq_max_count = u16(prm::get(cqc, prm::cqc::cq_max_count));
 	cq->dbr_addr = dbr;
+	publish(c, cq);
+}
 
+// A CQ made: numbered, visible to the data path, its arm word marked.
+void cq_engine::publish(cmd_ctx &c, cq_ctx *cq)
+{
 	result<u32> cqn = errc::nospc;
 	{
 		lock_guard g(lock_);
@@ -109,12 +150,11 @@ void cq_engine::create(cmd_ctx &c)
 		}
 	}
 	if (!cqn) {
-		pages_->free_list(cq->pas);
-		pages_->free_slot(*slot);
-		eqs_->cq_detach(eqn);
+		eqs_->cq_detach(cq->eqn);
+		release_memory(*cq);
 		return (void)c.fail(st::no_res_err, synd::cq_exhausted);
 	}
-	uars_->ref(uar);
+	uars_->ref(cq->uar);
 	// Nothing is requested yet: a marked word no request can equal (a
 	// command drivers never use), so the first request, all zeroes, is new.
 	if (u32 *w = arm_word(*cq))
@@ -127,8 +167,7 @@ void cq_engine::free_cq(cq_ctx *cq)
 {
 	eqs_->cq_detach(cq->eqn);
 	uars_->unref(cq->uar);
-	pages_->free_list(cq->pas);
-	pages_->free_slot(cq->slot);
+	release_memory(*cq);
 }
 
 void cq_engine::destroy(cmd_ctx &c)
@@ -281,6 +320,10 @@ void cq_engine::resize(cmd_ctx &c)
 			return (void)c.fail(st::bad_res_err, synd::cq_invalid);
 		if (!uid_may_name(c.uid, cq->uid))
 			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		// A ring in a umem stays there (DevX resizes through a new umem,
+		// which softcx does not take yet).
+		if (cq->ring_umem)
+			return (void)c.fail(st::bad_param_err, synd::cq_umem_unsupported);
 		log_size = cq->log_size;
 		page_shift = cq->page_shift;
 	}
@@ -348,7 +391,7 @@ void cq_engine::resize(cmd_ctx &c)
 bool cq_engine::write_cqe(const cq_ctx &cq, const u8 *cqe64)
 {
 	u32 nent = 1u << cq.log_size;
-	u64 off = u64(cq.pi & (nent - 1)) * cq.cqe_size + (cq.cqe_size - prm::cqe64::size_bytes);
+	u64 off = cq.ring_offset + u64(cq.pi & (nent - 1)) * cq.cqe_size + (cq.cqe_size - prm::cqe64::size_bytes);
 	u64 pa = pages_->list_get(cq.pas, u32(off >> cq.page_shift)) + (off & ((u64(1) << cq.page_shift) - 1));
 	u8 *dst = static_cast<u8 *>(dma_->map(pa, prm::cqe64::size_bytes));
 	if (!dst)

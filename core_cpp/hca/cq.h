@@ -10,6 +10,7 @@
 #include "hca/eq.h"
 #include "hca/fw_pages.h"
 #include "hca/objects.h"
+#include "hca/umem.h"
 #include "lib/bus.h"
 #include "lib/sync.h"
 
@@ -37,6 +38,9 @@ struct cq_ctx {
 	u32 sol_pi;        // producer counter just past the last solicited or error CQE
 	u32 overruns;
 	u32 users;         // QPs sending or receiving on it
+	u32 ring_offset;   // where the ring starts in the first page of pas
+	u32 ring_umem;     // the umem the ring is in (0: pages of its own)
+	u32 dbr_umem;      // the umem the doorbell record is in (0: none)
 	fw_list pas;
 };
 static_assert(sizeof(cq_ctx) <= fw_pages::slot_size);
@@ -49,8 +53,8 @@ public:
 	cq_engine(const cq_engine &) = delete;
 	cq_engine &operator=(const cq_engine &) = delete;
 
-	status init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, eq_engine &eqs, u32 max_cqs,
-		    u32 log_max_cq_sz);
+	status init(bus::dma_space &dma, fw_pages &pages, id_pool &uars, umem_table &umems, eq_engine &eqs,
+		    u32 max_cqs, u32 log_max_cq_sz);
 
 	void create(cmd_ctx &c);
 	void destroy(cmd_ctx &c);
@@ -91,6 +95,11 @@ public:
 	void reset();
 
 private:
+	// CREATE_CQ's ring: from the command's PAS, or from a umem (DevX).
+	bool ring_from_pas(cmd_ctx &c, cq_ctx &cq, u64 ring, u32 page_shift);
+	bool ring_from_umem(cmd_ctx &c, cq_ctx &cq, u64 ring);
+	void publish(cmd_ctx &c, cq_ctx *cq);
+	void release_memory(cq_ctx &cq);
 	void free_cq(cq_ctx *cq);
 	void resize(cmd_ctx &c);
 	bool write_cqe(const cq_ctx &cq, const u8 *cqe64);
@@ -102,6 +111,7 @@ private:
 	bus::dma_space *dma_ = nullptr;
 	fw_pages *pages_ = nullptr;
 	id_pool *uars_ = nullptr;
+	umem_table *umems_ = nullptr;
 	eq_engine *eqs_ = nullptr;
 	u32 log_max_cq_sz_ = 0;
 	u32 epoch_ = 0;

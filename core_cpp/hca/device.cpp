@@ -33,14 +33,16 @@ status device::init()
 	SCX_TRY(tds_.init(1, (1u << L::log_max_transport_domain) - 1));
 	SCX_TRY(q_counters_.init(1, L::max_q_counters - 1));
 	SCX_TRY(uctxs_.init(1u << L::log_max_uctx));
+	SCX_TRY(umems_.init(dma_, pages_, (1u << L::log_max_umem) - 1));
 	caps_.init(cfg_);
 	SCX_TRY(faults_.init());
 	SCX_TRY(eqs_.init(dma_, irq_, pages_, uars_,
 			  eq_limits{1u << L::log_max_eq, L::log_max_eq_sz, cfg_.num_vectors}));
-	SCX_TRY(cqs_.init(dma_, pages_, uars_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
+	SCX_TRY(cqs_.init(dma_, pages_, uars_, umems_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
 	SCX_TRY(mkeys_.init(pages_, pds_, 1u << L::log_max_mkey));
 	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
-	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &caps_, &vport_}, L::log_max_qp));
+	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &umems_, &caps_, &vport_},
+			  L::log_max_qp));
 	vport_.init(cfg_, eqs_);
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
 	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_}, 1u << L::log_max_qp,
@@ -149,6 +151,8 @@ void device::execute(cmd_ctx &c)
 	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
 	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
 	case op::create_uctx: if (need(c, I)) uctxs_.create(c); break;
+	case op::create_umem: if (need(c, I)) umems_.create(c); break;
+	case op::destroy_umem: if (need(c, I)) umems_.destroy(c); break;
 	case op::destroy_uctx:
 		if (need(c, I))
 			uctxs_.destroy(c, [&](u16 uid) { return uid_in_use(uid); });

@@ -22,6 +22,7 @@
 #include "hca/srq.h"
 #include "hca/uar_window.h"
 #include "hca/uctx.h"
+#include "hca/umem.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 
@@ -140,6 +141,7 @@ private:
 	id_pool tds_;               // transport domains
 	id_pool q_counters_;
 	uctx_table uctxs_;
+	umem_table umems_;
 	q_counter_sets counters_;   // what each set counted
 	caps caps_;
 	fault_hooks faults_;

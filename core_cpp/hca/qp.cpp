@@ -305,6 +305,7 @@ void qp_table::free_qp(qp_ctx *q)
 		bury(rt.tp);
 	}
 	d_.pages->free_list(pas);
+	release_umems(rt);
 	d_.pages->free_slot(image);
 	d_.pages->free_slot(slot);
 }

@@ -35,6 +35,7 @@
 #include "hca/objects.h"
 #include "hca/srq.h"
 #include "hca/tp.h"
+#include "hca/umem.h"
 #include "hca/vport.h"
 #include "lib/bus.h"
 #include "lib/sync.h"
@@ -123,7 +124,8 @@ struct qp_runtime {
 	u8 log_ack_req_freq;  // the requester's AckReq cadence: 2^n packets
 	u8 pad[1];
 	u16 uid;            // its creator's user context (uctx.h)
-	u16 pad2;
+	u16 wq_umem;        // the umem its work queues are in (0: pages of its own)
+	u16 dbr_umem;       // the umem its doorbell record is in (0: none)
 	u32 remote_qpn;
 	u32 q_key;
 	u32 next_send_psn;
@@ -158,6 +160,7 @@ struct qp_deps {
 	id_pool *q_counters;
 	cq_engine *cqs;
 	srq_table *srqs;
+	umem_table *umems;
 	const caps *cap;    // current log_max_qp, pkey table size, ... at each command
 	const vport *port;  // the port's MTU, which bounds a QP's path MTU
 };
@@ -249,6 +252,8 @@ private:
 	qp_ctx *create_alloc(cmd_ctx &c, create_plan &p);
 	void create_undo(qp_ctx *qp, const create_plan &p);
 	bool create_pas(cmd_ctx &c, qp_runtime &rt, const create_plan &p);
+	bool create_memory(cmd_ctx &c, const u8 *hdr, qp_runtime &rt, create_plan &p);
+	void release_umems(const qp_runtime &rt);
 	void create_image(u8 *img, qp_runtime &rt, const u8 *qpc, const create_plan &p);
 	result<u32> create_publish(qp_ctx *qp, const create_plan &p);
 

@@ -29,6 +29,7 @@ struct qp_table::create_plan {
 	u32 sq_wqebbs = 0, log_sq = 0;
 	u32 page_shift = 0, offset = 0, sq_offset = 0, npas = 0;
 	u64 dbr = 0;
+	bool wq_umem = false, dbr_umem = false; // DevX: the WQs / the record in umems
 	u32 pd = 0, uar = 0, counter = 0;
 	u32 cqn_snd = 0, cqn_rcv = 0, srqn = 0;
 	bool with_srq = false;
@@ -47,8 +48,8 @@ bool qp_table::create_check(cmd_ctx &c, const u8 *hdr, create_plan &p)
 		return c.fail(st::bad_param_err, synd::qp_bad_opt_param);
 	if (prm::get(hdr, in::input_qpn))
 		return c.fail(st::bad_param_err, synd::qp_input_qpn_unsupported);
-	if (prm::get(hdr, in::wq_umem_valid) || prm::get(qpc, q::dbr_umem_valid))
-		return c.fail(st::bad_param_err, synd::qp_umem_unsupported);
+	p.wq_umem = prm::get(hdr, in::wq_umem_valid);
+	p.dbr_umem = prm::get(qpc, q::dbr_umem_valid);
 	p.st = u8(prm::get(qpc, q::st));
 	// QP1 (GSI) is a UD QP that packets address as QPN 1; one per port.
 	p.gsi = p.st == prm::qpc_st::qp1;
@@ -91,8 +92,8 @@ bool qp_table::create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p)
 	u32 log_page = prm::get(qpc, q::log_page_size);
 	if (log_page > hca_limits::max_log_page)
 		return c.fail(st::bad_param_err, synd::qp_bad_page_size);
-	p.dbr = prm::get(qpc, q::dbr_addr);
-	if ((p.dbr & 7) || !d_.dma->map(p.dbr, prm::qp_dbrec::size_bytes))
+	p.dbr = prm::get(qpc, q::dbr_addr); // in a umem: an offset there
+	if ((p.dbr & 7) || (!p.dbr_umem && !d_.dma->map(p.dbr, prm::qp_dbrec::size_bytes)))
 		return c.fail(st::bad_param_err, synd::qp_bad_dbr);
 	p.pd = prm::get(qpc, q::pd);
 	if (!d_.pds->valid(p.pd))
@@ -112,6 +113,8 @@ bool qp_table::create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p)
 	p.sq_offset = p.rq_wqes << p.rq_shift;
 	u64 bytes = u64(p.sq_offset) + u64(p.sq_wqebbs) * prm::qp_wq::send_wqe_bb;
 	p.npas = bytes ? u32((p.offset + bytes + (u64(1) << p.page_shift) - 1) >> p.page_shift) : 0;
+	if (p.wq_umem)
+		return true; // the umem's pages, not the command's (create_memory)
 	return c.need_in(in::pas.byte_off + p.npas * 8, synd::short_list);
 }
 
@@ -172,7 +175,7 @@ qp_ctx *qp_table::create_alloc(cmd_ctx &c, create_plan &p)
 		qp->rt.tp = spare_;
 		spare_ = nullptr;
 	}
-	auto list = d_.pages->alloc_list(p.npas);
+	auto list = p.wq_umem ? result<fw_list>(fw_list{}) : d_.pages->alloc_list(p.npas);
 	if (!list || !qp->rt.tp) {
 		create_undo(qp, p);
 		return c.fail(st::no_res_err, synd::no_fw_memory), nullptr;
@@ -192,9 +195,48 @@ void qp_table::create_undo(qp_ctx *qp, const create_plan &p)
 			bury(qp->rt.tp);
 	}
 	d_.pages->free_list(qp->rt.pas);
+	release_umems(qp->rt);
 	d_.pages->free_slot(p.image);
 	d_.pages->free_slot(p.slot);
 	create_detach(p);
+}
+
+void qp_table::release_umems(const qp_runtime &rt)
+{
+	if (rt.wq_umem)
+		d_.umems->release(rt.wq_umem);
+	if (rt.dbr_umem)
+		d_.umems->release(rt.dbr_umem);
+}
+
+// The work queues' pages (the command's, or a span of a umem) and, in a
+// umem, the doorbell record; what the QP's addresses are computed from.
+bool qp_table::create_memory(cmd_ctx &c, const u8 *hdr, qp_runtime &rt, create_plan &p)
+{
+	const u8 *qpc = prm::at(hdr, in::qpc);
+	u64 bytes = u64(p.sq_offset) + u64(p.sq_wqebbs) * prm::qp_wq::send_wqe_bb;
+	if (!p.wq_umem) {
+		if (!create_pas(c, rt, p))
+			return false;
+	} else if (bytes) {
+		umem_span s;
+		u32 id = u32(prm::get(hdr, in::wq_umem_id));
+		// The device writes received data into the RQ's scatter lists'
+		// memory, not into the RQ: reading the WQs is enough.
+		if (!d_.umems->take(c, id, prm::get(hdr, in::wq_umem_offset), bytes, false, &s))
+			return false;
+		rt.pas = s.pages;
+		rt.wq_umem = u16(id);
+		p.page_shift = s.page_shift;
+		p.offset = s.first_offset;
+	}
+	if (p.dbr_umem) {
+		u32 id = prm::get(qpc, q::dbr_umem_id);
+		if (!d_.umems->take_address(c, id, p.dbr, prm::qp_dbrec::size_bytes, false, &p.dbr))
+			return false;
+		rt.dbr_umem = u16(id);
+	}
+	return true;
 }
 
 // The page list from the mailbox: each page aligned and reachable.
@@ -293,7 +335,7 @@ void qp_table::create(cmd_ctx &c)
 	qp_ctx *qp = create_alloc(c, p);
 	if (!qp)
 		return;
-	if (!create_pas(c, qp->rt, p)) {
+	if (!create_memory(c, hdr, qp->rt, p)) {
 		create_undo(qp, p);
 		return;
 	}

@@ -118,7 +118,7 @@ constexpr u32 qp_invalid = make(0x0c, 0x02);          // BAD_RES: no such QP
 constexpr u32 qp_bad_state = make(0x0c, 0x03);        // BAD_QP_STATE: transition not allowed from the QP's state
 constexpr u32 qp_reserved = make(0x0c, 0x04);         // BAD_PARAM: reserved bits of the command set
 constexpr u32 qp_input_qpn_unsupported = make(0x0c, 0x05); // BAD_PARAM: CREATE_QP input_qpn != 0
-constexpr u32 qp_umem_unsupported = make(0x0c, 0x06); // BAD_PARAM: wq_umem_valid/dbr_umem_valid
+constexpr u32 qp_umem_unsupported = make(0x0c, 0x06); // (no longer reported: QPs may live in umems, area 11)
 constexpr u32 qp_bad_st = make(0x0c, 0x07);           // BAD_PARAM: st not RC, UC or UD
 constexpr u32 qp_unsupported = make(0x0c, 0x08);      // BAD_PARAM: wq_signature, cross-channel, offloads, DCI, end padding
 constexpr u32 qp_bad_pm_state = make(0x0c, 0x09);     // BAD_PARAM: pm_state not MIGRATED (no APM)
@@ -164,6 +164,16 @@ constexpr u32 uctx_busy = make(0x10, 0x03);           // BAD_RES_STATE: DESTROY_
 constexpr u32 uctx_bad_cap = make(0x10, 0x04);        // BAD_PARAM: uctx.cap asks for a right uctx_cap does not offer
 constexpr u32 uid_kernel_only = make(0x10, 0x05);     // BAD_PARAM: a command only uid 0 (the driver) may send
 constexpr u32 uid_foreign = make(0x10, 0x06);         // BAD_RES: names an object of another user context
+
+// 11: user memory (DevX UMEM)
+constexpr u32 umem_exhausted = make(0x11, 0x01);      // NO_RES: all umem ids in use
+constexpr u32 umem_invalid = make(0x11, 0x02);        // BAD_RES: no such umem
+constexpr u32 umem_busy = make(0x11, 0x03);           // BAD_RES_STATE: DESTROY_UMEM while an object uses it
+constexpr u32 umem_bad_layout = make(0x11, 0x04);     // BAD_PARAM: page size, page_offset or num_of_mtt out of range
+constexpr u32 umem_bad_mtt = make(0x11, 0x05);        // BAD_PARAM: an MTT misaligned, unreadable or unmapped
+constexpr u32 umem_unsupported = make(0x11, 0x06);    // BAD_PARAM: ats set
+constexpr u32 umem_out_of_range = make(0x11, 0x07);   // BAD_PARAM: an object's offset/length outside its umem
+constexpr u32 umem_read_only = make(0x11, 0x08);      // BAD_PARAM: the device must write an object in a umem without wr_en
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

@@ -78,6 +78,8 @@ constexpr u16 alloc_transport_domain = 0x816;
 constexpr u16 dealloc_transport_domain = 0x817;
 constexpr u16 create_uctx = 0xa04;
 constexpr u16 destroy_uctx = 0xa06;
+constexpr u16 create_umem = 0xa08;
+constexpr u16 destroy_umem = 0xa0a;
 } // namespace scx::prm::op
 
 // Command status, mbox_out.status (MLX5_CMD_STAT_*).

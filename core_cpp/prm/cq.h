@@ -17,6 +17,7 @@ constexpr field<0x00f, 2> cq_period_mode{};
 constexpr field<0x011, 1> cqe_comp_en{};
 constexpr field<0x012, 2> mini_cqe_res_format{};
 constexpr field<0x014, 4> st{};
+constexpr field<0x020, 32> dbr_umem_id{}; // rdma-core's mlx5_ifc.h; 6.1's keeps it reserved
 constexpr field<0x054, 6> page_offset{};
 constexpr field<0x063, 5> log_cq_size{};
 constexpr field<0x068, 24> uar_page{};
@@ -57,6 +58,10 @@ constexpr field<0x000, 16> opcode{};
 constexpr field<0x010, 16> uid{};
 constexpr field<0x030, 16> op_mod{};
 constexpr block<0x080, 64> cq_context{};
+// Where the ring is when cq_umem_valid: rdma-core's mlx5_ifc.h names the
+// two, 6.1's keeps them reserved.
+constexpr field<0x280, 64> cq_umem_offset{};
+constexpr field<0x2c0, 32> cq_umem_id{};
 constexpr field<0x2e0, 1> cq_umem_valid{};
 constexpr block<0x880, 8> pas{};
 constexpr u32 size_bytes = 0x110;

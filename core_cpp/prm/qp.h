@@ -110,6 +110,7 @@ constexpr field<0x630, 8> cs_req{};
 constexpr field<0x638, 8> cs_res{};
 constexpr field<0x640, 64> dc_access_key{};
 constexpr field<0x683, 1> dbr_umem_valid{};
+constexpr field<0x720, 32> dbr_umem_id{}; // rdma-core's mlx5_ifc.h; 6.1's keeps it reserved
 constexpr u32 size_bytes = 0xe8;
 } // namespace scx::prm::qpc
 
@@ -123,6 +124,9 @@ constexpr field<0x060, 32> reserved_at_60{};
 constexpr field<0x080, 32> opt_param_mask{};
 constexpr field<0x0a0, 32> ece{};
 constexpr block<0x0c0, 232> qpc{};
+// Where the work queues are when wq_umem_valid (rdma-core's names).
+constexpr field<0x800, 64> wq_umem_offset{};
+constexpr field<0x840, 32> wq_umem_id{};
 constexpr field<0x860, 1> wq_umem_valid{};
 constexpr block<0x880, 8> pas{};
 constexpr u32 size_bytes = 0x110;

@@ -2,7 +2,8 @@
 // Completion queues of the hca: CREATE/QUERY/MODIFY/DESTROY_CQ, CQEs posted
 // by the data-path entry point and read by owner bit across laps, the
 // consumer index in the doorbell record, arming through the UAR page (COMP
-// EQEs on the CQ's EQ, solicited-only), and overrun reported as CQ_ERROR.
+// EQEs on the CQ's EQ, solicited-only), overrun reported as CQ_ERROR, and
+// a ring and doorbell record in user memory (DevX UMEM).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +13,8 @@
 #include "prm/cq.h"
 #include "prm/eq.h"
 #include "prm/uar.h"
+#include "prm/uctx.h"
+#include "prm/umem.h"
 
 using namespace hca_test;
 using namespace scx;
@@ -193,9 +196,6 @@ TEST(HcaCq, CreateRejectsBadContexts)
 	prm::set(cqc, prm::cqc::dbr_addr, 0x7fff00000000ull);
 	EXPECT_EQ(status_of(rig.poster, c, 16, nullptr, &synd), st::bad_param_err);
 	EXPECT_EQ(synd, hca::synd::cq_bad_dbr);
-	prm::set(c.data(), in::cq_umem_valid, 1);
-	EXPECT_EQ(status_of(rig.poster, c, 16, nullptr, &synd), st::bad_param_err);
-	EXPECT_EQ(synd, hca::synd::cq_umem_unsupported);
 }
 
 TEST(HcaCq, CqesAcrossLapsWithOwnerFlips)
@@ -316,4 +316,155 @@ TEST(HcaCq, ConsumerIndexMakesRoom)
 		}
 	}
 	EXPECT_FALSE(rig.async.next(e));
+}
+
+namespace {
+
+// CREATE_UMEM over npages pages of buf from page_offset, each MTT with
+// the given low bits (1 read, 2 write), as uid.
+u8 make_umem(hca_rig &rig, const dma_mem &buf, u32 npages, u32 page_offset, u64 rights, u16 uid, u32 *id,
+	     u32 *synd = nullptr, bool misalign = false)
+{
+	namespace in = prm::create_umem_in;
+	auto c = cmd_in(prm::op::create_umem, in::size_bytes + npages * 8);
+	prm::set(c.data(), in::uid, uid);
+	u8 *um = prm::at(c.data(), in::umem);
+	prm::set(um, prm::umem::page_offset, page_offset);
+	prm::set(um, prm::umem::num_of_mtt, npages);
+	for (u32 i = 0; i < npages; i++)
+		store_be<u64>(c.data() + in::size_bytes + 8 * i, (buf.bus + 4096 * i + (misalign ? 0x100 : 0)) | rights);
+	std::vector<u8> out;
+	u8 s = status_of(rig.poster, c, prm::create_umem_out::size_bytes, &out, synd);
+	if (!s)
+		*id = prm::get(out.data(), prm::create_umem_out::umem_id);
+	return s;
+}
+
+u8 destroy_umem(hca_rig &rig, u32 id, u16 uid = 0, u32 *synd = nullptr)
+{
+	auto c = cmd_in(prm::op::destroy_umem, prm::destroy_umem_in::size_bytes);
+	prm::set(c.data(), prm::destroy_umem_in::uid, uid);
+	prm::set(c.data(), prm::destroy_umem_in::umem_id, id);
+	return status_of(rig.poster, c, 16, nullptr, synd);
+}
+
+// CREATE_CQ of 2^log_size 64-byte CQEs with its ring at ring_off in umem
+// ring_id and its doorbell record at dbr_off in umem dbr_id.
+u8 create_umem_cq(cq_rig &rig, u32 log_size, u32 ring_id, u64 ring_off, u32 dbr_id, u64 dbr_off, u16 uid,
+		  u32 *cqn, u32 *synd = nullptr)
+{
+	namespace in = prm::create_cq_in;
+	auto c = cmd_in(prm::op::create_cq, in::size_bytes);
+	prm::set(c.data(), in::uid, uid);
+	u8 *cqc = prm::at(c.data(), in::cq_context);
+	prm::set(cqc, prm::cqc::log_cq_size, log_size);
+	prm::set(cqc, prm::cqc::uar_page, rig.uar);
+	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, rig.comp.eqn);
+	prm::set(cqc, prm::cqc::dbr_umem_valid, 1);
+	prm::set(cqc, prm::cqc::dbr_umem_id, dbr_id);
+	prm::set(cqc, prm::cqc::dbr_addr, dbr_off);
+	prm::set(c.data(), in::cq_umem_valid, 1);
+	prm::set(c.data(), in::cq_umem_id, ring_id);
+	prm::set(c.data(), in::cq_umem_offset, ring_off);
+	std::vector<u8> out;
+	u8 s = status_of(rig.poster, c, prm::create_cq_out::size_bytes, &out, synd);
+	if (!s)
+		*cqn = prm::get(out.data(), prm::create_cq_out::cqn);
+	return s;
+}
+
+u16 new_uctx(hca_rig &rig)
+{
+	auto c = cmd_in(prm::op::create_uctx, prm::create_uctx_in::size_bytes);
+	std::vector<u8> out;
+	if (status_of(rig.poster, c, prm::create_uctx_out::size_bytes, &out))
+		return 0;
+	return u16(prm::get(out.data(), prm::create_uctx_out::uid));
+}
+
+} // namespace
+
+TEST(HcaCq, RingAndDoorbellRecordInUmems)
+{
+	cq_rig rig;
+	ASSERT_TRUE(rig.ready());
+	constexpr u64 rw = 3;
+	dma_mem ring = rig.poster.arena().alloc(3 * 4096), dbr = rig.poster.arena().alloc(4096);
+	u32 ring_id = 0, dbr_id = 0, cqn = 0, synd = 0;
+	// The buffer starts 0x100 into its first page; the ring 0x800 into the
+	// buffer, so its 32 CQEs (2 KiB) cross into the second page.
+	ASSERT_EQ(make_umem(rig, ring, 3, 0x100, rw, 0, &ring_id), 0);
+	ASSERT_EQ(make_umem(rig, dbr, 1, 0, rw, 0, &dbr_id), 0);
+	ASSERT_NE(ring_id, dbr_id);
+	u8 *first = ring.cpu + 0x900;
+	for (u32 i = 0; i < 32; i++) {
+		prm::set(first + 64 * i, prm::cqe64::opcode, prm::cqe_opcode::invalid);
+		prm::set(first + 64 * i, prm::cqe64::owner, 1);
+	}
+	ASSERT_EQ(create_umem_cq(rig, 5, ring_id, 0x800, dbr_id, 0x40, 0, &cqn), 0);
+	for (u32 i = 0; i < 32 + 8; i++) {
+		ASSERT_EQ(rig.dev.post_cqe(cqn, make_cqe(7, i, u16(i)).data()), cqe_result::posted) << i;
+		const u8 *e = first + 64 * (i % 32);
+		EXPECT_EQ(prm::get(e, prm::cqe64::owner), (i >> 5) & 1) << i;
+		EXPECT_EQ(prm::get(e, prm::cqe64::byte_cnt), i) << i;
+		// The consumer index goes to the record in the other umem: the
+		// second lap overruns unless the hca reads it there.
+		prm::set(dbr.cpu + 0x40, prm::cq_dbrec::set_ci, i + 1);
+	}
+	// Nothing outside the ring was written.
+	EXPECT_EQ(ring.cpu[0x8ff], 0);
+	EXPECT_EQ(ring.cpu[0x900 + 32 * 64], 0);
+	// A umem something is built on stays.
+	EXPECT_EQ(destroy_umem(rig, ring_id, 0, &synd), st::bad_res_state_err);
+	EXPECT_EQ(synd, hca::synd::umem_busy);
+	EXPECT_EQ(destroy_umem(rig, dbr_id, 0, &synd), st::bad_res_state_err);
+	auto d = cmd_in(prm::op::destroy_cq, prm::destroy_cq_in::size_bytes);
+	prm::set(d.data(), prm::destroy_cq_in::cqn, cqn);
+	ASSERT_EQ(status_of(rig.poster, d, 16), 0);
+	EXPECT_EQ(destroy_umem(rig, ring_id), 0);
+	EXPECT_EQ(destroy_umem(rig, dbr_id), 0);
+	EXPECT_EQ(destroy_umem(rig, dbr_id, 0, &synd), st::bad_res_err);
+	EXPECT_EQ(synd, hca::synd::umem_invalid);
+}
+
+TEST(HcaCq, UmemRefusals)
+{
+	cq_rig rig;
+	ASSERT_TRUE(rig.ready());
+	dma_mem buf = rig.poster.arena().alloc(2 * 4096);
+	u32 id = 0, ro = 0, cqn = 0, synd = 0;
+	// Each MTT must be readable, page-aligned and reachable.
+	EXPECT_EQ(make_umem(rig, buf, 2, 0, 2, 0, &id, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_bad_mtt);
+	EXPECT_EQ(make_umem(rig, buf, 2, 0, 3, 0, &id, &synd, true), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_bad_mtt);
+	EXPECT_EQ(make_umem(rig, buf, 2, 4096, 3, 0, &id, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_bad_layout);
+	EXPECT_EQ(make_umem(rig, buf, 0, 0, 3, 0, &id, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_bad_layout);
+	ASSERT_EQ(make_umem(rig, buf, 2, 0, 3, 0, &id), 0);
+	ASSERT_EQ(make_umem(rig, buf, 2, 0, 1, 0, &ro), 0);
+	// The ring must lie inside the umem, and the device must be let write it.
+	EXPECT_EQ(create_umem_cq(rig, 6, id, 4096 + 64, id, 0, 0, &cqn, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_out_of_range);
+	EXPECT_EQ(create_umem_cq(rig, 5, ro, 0, id, 4096, 0, &cqn, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_read_only);
+	// A doorbell record may not cross a page.
+	EXPECT_EQ(create_umem_cq(rig, 5, id, 0, id, 4096 - 4, 0, &cqn, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::cq_bad_dbr);
+	EXPECT_EQ(create_umem_cq(rig, 5, id, 0, id, 2 * 4096, 0, &cqn, &synd), st::bad_param_err);
+	EXPECT_EQ(synd, hca::synd::umem_out_of_range);
+	EXPECT_EQ(create_umem_cq(rig, 5, id, 0, 999, 0, 0, &cqn, &synd), st::bad_res_err);
+	EXPECT_EQ(synd, hca::synd::umem_invalid);
+	// A user context's umem is its own.
+	u16 a = new_uctx(rig), b = new_uctx(rig);
+	ASSERT_TRUE(a && b);
+	u32 mine = 0;
+	ASSERT_EQ(make_umem(rig, buf, 1, 0, 3, a, &mine), 0);
+	EXPECT_EQ(destroy_umem(rig, mine, b, &synd), st::bad_res_err);
+	EXPECT_EQ(synd, hca::synd::uid_foreign);
+	EXPECT_EQ(destroy_umem(rig, mine, a), 0);
+	// Every failed create gave back what it took: both umems go.
+	EXPECT_EQ(destroy_umem(rig, id), 0);
+	EXPECT_EQ(destroy_umem(rig, ro), 0);
 }

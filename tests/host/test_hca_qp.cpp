@@ -24,6 +24,7 @@
 #include "prm/qp.h"
 #include "prm/srq.h"
 #include "prm/uar.h"
+#include "prm/umem.h"
 
 using namespace hca_test;
 using namespace scx;
@@ -354,6 +355,71 @@ TEST(HcaQp, BufferWithPageOffsetAndMultiplePages)
 	EXPECT_EQ(destroy_qp(rig, qp.qpn), 0);
 }
 
+// DevX: work queues and doorbell record in user memory (UMEM), named by
+// umem id and offset instead of a page list.
+TEST(HcaQp, WorkQueuesAndDoorbellRecordInUmems)
+{
+	qp_rig rig;
+	ASSERT_TRUE(rig.ready());
+	dma_mem wq = rig.poster.arena().alloc(2 * 4096), rec = rig.poster.arena().alloc(4096);
+	auto umem = [&](const dma_mem &m, u32 pages, u32 first) {
+		namespace in = prm::create_umem_in;
+		auto c = cmd_in(prm::op::create_umem, in::size_bytes + pages * 8);
+		prm::set(prm::at(c.data(), in::umem), prm::umem::page_offset, first);
+		prm::set(prm::at(c.data(), in::umem), prm::umem::num_of_mtt, pages);
+		for (u32 i = 0; i < pages; i++)
+			store_be<u64>(c.data() + in::size_bytes + 8 * i, (m.bus + 4096 * i) | 3);
+		std::vector<u8> out;
+		EXPECT_EQ(run(rig, c, prm::create_umem_out::size_bytes, nullptr, &out), 0);
+		return u32(prm::get(out.data(), prm::create_umem_out::umem_id));
+	};
+	u32 wq_id = umem(wq, 2, 0x200), rec_id = umem(rec, 1, 0);
+	// 1 KiB of RQ then 1 KiB of SQ, starting 0x200 + 0x900 into the first
+	// page: the SQ's second half lies on the second page.
+	qp_spec s = spec_for(rig);
+	s.npas = 0;
+	s.tweak = [&](u8 *in) {
+		u8 *qpc = prm::at(in, prm::create_qp_in::qpc);
+		prm::set(in, prm::create_qp_in::wq_umem_valid, 1);
+		prm::set(in, prm::create_qp_in::wq_umem_id, wq_id);
+		prm::set(in, prm::create_qp_in::wq_umem_offset, 0x900);
+		prm::set(qpc, q::dbr_umem_valid, 1);
+		prm::set(qpc, q::dbr_umem_id, rec_id);
+		prm::set(qpc, q::dbr_addr, 0x80);
+	};
+	test_qp qp;
+	ASSERT_EQ(create_qp(rig, s, &qp), 0);
+	hca::qp_runtime rt;
+	ASSERT_TRUE(rig.dev.qps().lookup(qp.qpn, &rt));
+	EXPECT_EQ(rt.dbr_addr, rec.bus + 0x80);
+	u64 bus = 0;
+	ASSERT_TRUE(rig.dev.qps().rq_addr(rt, 64, &bus));
+	EXPECT_EQ(bus, wq.bus + 0xb00 + 64);
+	ASSERT_TRUE(rig.dev.qps().sq_addr(rt, 0, &bus));
+	EXPECT_EQ(bus, wq.bus + 0xf00);
+	ASSERT_TRUE(rig.dev.qps().sq_addr(rt, 0x200, &bus));
+	EXPECT_EQ(bus, wq.bus + 4096 + 0x100);
+	// A umem that would have to hold more than it has is refused.
+	qp_spec big = s;
+	big.log_sq = 8; // 16 KiB of SQ
+	u32 sy = 0;
+	test_qp none;
+	EXPECT_EQ(create_qp(rig, big, &none, &sy), st::bad_param_err);
+	EXPECT_EQ(sy, synd::umem_out_of_range);
+	// The umems stay while the QP uses them, and go after it.
+	auto destroy = [&](u32 id, u32 *synd) {
+		auto c = cmd_in(prm::op::destroy_umem, prm::destroy_umem_in::size_bytes);
+		prm::set(c.data(), prm::destroy_umem_in::umem_id, id);
+		return run(rig, c, 16, synd);
+	};
+	EXPECT_EQ(destroy(wq_id, &sy), st::bad_res_state_err);
+	EXPECT_EQ(sy, synd::umem_busy);
+	EXPECT_EQ(destroy(rec_id, &sy), st::bad_res_state_err);
+	EXPECT_EQ(destroy_qp(rig, qp.qpn), 0);
+	EXPECT_EQ(destroy(wq_id, nullptr), 0);
+	EXPECT_EQ(destroy(rec_id, nullptr), 0);
+}
+
 TEST(HcaQp, QueuelessAndSrqQpsNeedNoBuffer)
 {
 	qp_rig rig;
@@ -430,11 +496,12 @@ TEST(HcaQp, CreateRejectsBadContexts)
 		 st::bad_param_err, synd::qp_reserved},
 		{"opt mask", [](qp_spec &s) { s.tweak = [](u8 *in) { prm::set(in, prm::create_qp_in::opt_param_mask, 2); }; },
 		 st::bad_param_err, synd::qp_bad_opt_param},
-		{"wq umem", [](qp_spec &s) { s.tweak = [](u8 *in) { prm::set(in, prm::create_qp_in::wq_umem_valid, 1); }; },
-		 st::bad_param_err, synd::qp_umem_unsupported},
-		{"dbr umem",
+		{"wq in no umem",
+		 [](qp_spec &s) { s.tweak = [](u8 *in) { prm::set(in, prm::create_qp_in::wq_umem_valid, 1); }; },
+		 st::bad_res_err, synd::umem_invalid},
+		{"dbr in no umem",
 		 [](qp_spec &s) { s.tweak = [](u8 *in) { prm::set(prm::at(in, prm::create_qp_in::qpc), q::dbr_umem_valid, 1); }; },
-		 st::bad_param_err, synd::qp_umem_unsupported},
+		 st::bad_res_err, synd::umem_invalid},
 		{"crq", [](qp_spec &s) { s.rq_type = prm::qp_rq_type::crq; }, st::bad_param_err, synd::qp_bad_rq_type},
 		{"rq type 5", [](qp_spec &s) { s.rq_type = 5; }, st::bad_param_err, synd::qp_bad_rq_type},
 		{"rq stride", [](qp_spec &s) { s.log_rq_stride = 6; }, st::bad_param_err, synd::qp_bad_rq_size},
