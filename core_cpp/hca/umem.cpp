@@ -120,18 +120,26 @@ umem_ctx *umem_table::usable(cmd_ctx &c, u32 id, bool write)
 	return nullptr;
 }
 
+// Where [offset, offset + len) of u starts, counted from its first page;
+// false (the command failed) if the range is empty or leaves the umem.
+bool umem_table::locate(cmd_ctx &c, const umem_ctx &u, u64 offset, u64 len, u64 *start)
+{
+	u64 s = u64(u.page_offset) + offset;
+	u64 end = s + len;
+	if (!len || s < offset || end < s || end > (u64(u.mtts.count) << u.page_shift))
+		return c.fail(st::bad_param_err, synd::umem_out_of_range);
+	*start = s;
+	return true;
+}
+
 bool umem_table::take(cmd_ctx &c, u32 id, u64 offset, u64 len, bool write, umem_span *out)
 {
 	umem_ctx *u = usable(c, id, write);
-	if (!u)
+	u64 start = 0;
+	if (!u || !locate(c, *u, offset, len, &start))
 		return false;
-	u64 start = u64(u->page_offset) + offset;
-	u64 end = start + len;
-	u64 span_bytes = u64(u->mtts.count) << u->page_shift;
-	if (!len || start < offset || end < start || end > span_bytes)
-		return c.fail(st::bad_param_err, synd::umem_out_of_range);
 	u32 first = u32(start >> u->page_shift);
-	u32 n = u32(((end - 1) >> u->page_shift) - first + 1);
+	u32 n = u32(((start + len - 1) >> u->page_shift) - first + 1);
 	auto list = pages_->alloc_list(n);
 	if (!list)
 		return c.fail(st::no_res_err, synd::no_fw_memory);
@@ -150,12 +158,10 @@ bool umem_table::take(cmd_ctx &c, u32 id, u64 offset, u64 len, bool write, umem_
 bool umem_table::take_address(cmd_ctx &c, u32 id, u64 offset, u32 len, bool write, u64 *addr)
 {
 	umem_ctx *u = usable(c, id, write);
-	if (!u)
+	u64 start = 0;
+	if (!u || !locate(c, *u, offset, len, &start))
 		return false;
-	u64 start = u64(u->page_offset) + offset;
-	u64 last = start + len - 1;
-	u64 span_bytes = u64(u->mtts.count) << u->page_shift;
-	if (!len || start < offset || last >= span_bytes || (start >> u->page_shift) != (last >> u->page_shift))
+	if ((start >> u->page_shift) != ((start + len - 1) >> u->page_shift))
 		return c.fail(st::bad_param_err, synd::umem_out_of_range);
 	*addr = pages_->list_get(u->mtts, u32(start >> u->page_shift)) + (start & ((u64(1) << u->page_shift) - 1));
 	u->users++;

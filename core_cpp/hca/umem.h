@@ -65,6 +65,7 @@ public:
 
 private:
 	umem_ctx *usable(cmd_ctx &c, u32 id, bool write);
+	bool locate(cmd_ctx &c, const umem_ctx &u, u64 offset, u64 len, u64 *start);
 	bool read_mtts(cmd_ctx &c, umem_ctx &u, u64 n);
 	void free_umem(umem_ctx *u);
 
