@@ -175,10 +175,13 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return err;
-	/* No DevX: libmlx5 retries without it and mlx5dv users see EOPNOTSUPP. */
-	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+	/*
+	 * DevX only when the devx parameter grants it: libmlx5 then retries
+	 * without it, and mlx5dv users who insist see EOPNOTSUPP.
+	 */
+	if ((req.flags & MLX5_IB_ALLOC_UCTX_DEVX) && !scx_settings.devx)
 		return -EOPNOTSUPP;
-	if (req.flags || req.comp_mask)
+	if ((req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX) || req.comp_mask)
 		return -EOPNOTSUPP;
 	if (req.reserved0 || req.reserved1 || req.reserved2)
 		return -EINVAL;
@@ -191,6 +194,12 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (err)
 		return err;
 
+	/* A DevX context's uid first: its UARs carry it, as all its objects. */
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX) {
+		err = scx_devx_create_uctx(to_drv(ibuc->device), 0, &uc->devx_uid);
+		if (err)
+			return err;
+	}
 	/* Static UARs, one bfreg pair per page, no BlueFlame (bf_reg_size 0). */
 	mutex_init(&uc->dyn_lock);
 	mutex_init(&uc->dbrec_lock);
@@ -224,6 +233,7 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 
 err_uars:
 	scx_free_uars(uc);
+	scx_devx_destroy_ctx_uid(uc);
 	return err;
 }
 
@@ -234,6 +244,7 @@ static void scx_dealloc_ucontext(struct ib_ucontext *ibuc)
 	/* The core destroys a context's objects first: no record is pinned. */
 	WARN_ON(!list_empty(&uc->dbrec_pages));
 	scx_free_uars(uc);
+	scx_devx_destroy_ctx_uid(uc);
 	scx_obj_dec(ibuc->device, SCX_OBJ_UCTX);
 }
 

@@ -15,6 +15,7 @@ struct scx_ib_settings {
 	unsigned int dp_active_us;
 	unsigned int dp_idle_max_us;
 	unsigned int health_poll_ms;
+	bool devx;	/* grant DevX user contexts */
 };
 
 int scx_ib_init(const struct scx_ib_settings *s);

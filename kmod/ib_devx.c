@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The DevX part of the mlx5 user ABI that a context without DevX may use:
- * MLX5_IB_OBJECT_DEVX's DEVX_OTHER (the whitelisted queries, which libmlx5
- * sends on every context to read the capabilities) and QUERY_EQN. Which
- * command may pass and under which uid is the driver's rule
- * (core_cpp/driver/devx.h); this file moves the bytes.
+ * The DevX part of the mlx5 user ABI: a DevX context's uid (CREATE_UCTX,
+ * granted when the devx parameter is set) and MLX5_IB_OBJECT_DEVX's
+ * DEVX_OTHER (any context: the whitelisted queries, which libmlx5 sends on
+ * every context to read the capabilities; a DevX context: the general
+ * commands, under its own uid) and QUERY_EQN. Which command may pass and
+ * under which uid is the driver's rule (core_cpp/driver/devx.h); this file
+ * moves the bytes.
  */
 #include "kmod.h"
 
@@ -30,6 +32,21 @@ int scx_devx_init(struct scx_ibdev *sdev)
 	return scx_devx_create_uctx(sdev->kdev->drv, 0, &sdev->devx_whitelist_uid);
 }
 
+/* A DevX context's uid, once its objects are gone. */
+void scx_devx_destroy_ctx_uid(struct scx_ucontext *uc)
+{
+	int err;
+
+	if (!uc->devx_uid)
+		return;
+	err = scx_devx_destroy_uctx(to_drv(uc->ibuc.device), uc->devx_uid);
+	/* A dead function (EIO) took every uid with it. */
+	if (err && err != -EIO)
+		pr_warn("%s: DESTROY_UCTX of uid %u: %d\n", dev_name(&uc->ibuc.device->dev),
+			uc->devx_uid, err);
+	uc->devx_uid = 0;
+}
+
 void scx_devx_cleanup(struct scx_ibdev *sdev)
 {
 	if (sdev->devx_whitelist_uid)
@@ -53,8 +70,8 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OTHER)(struct uverbs_attr_bundle *
 	out = uverbs_zalloc(attrs, outlen);
 	if (IS_ERR(out))
 		return PTR_ERR(out);
-	/* No DevX contexts yet: every context's own uid is 0. */
-	err = scx_devx_general(sdev->kdev->drv, 0, sdev->devx_whitelist_uid, in, inlen, out, outlen);
+	err = scx_devx_general(sdev->kdev->drv, container_of(ibuc, struct scx_ucontext, ibuc)->devx_uid,
+			       sdev->devx_whitelist_uid, in, inlen, out, outlen);
 	if (err && err != -EREMOTEIO)
 		return err;
 	/* A firmware status goes back with its mailbox, as EREMOTEIO. */

@@ -37,7 +37,8 @@ int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct mlx5_ib_alloc_pd_resp resp = {};
 	int err;
 
-	err = scx_verbs_alloc_pd(to_drv(ibpd->device), &pd->pdn);
+	pd->uid = scx_udata_uid(udata);
+	err = scx_verbs_alloc_pd(to_drv(ibpd->device), pd->uid, &pd->pdn);
 	if (err)
 		return err;
 	if (udata) {
@@ -343,6 +344,7 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	p.log_size = ilog2(entries);
 	p.cqe_size = ucmd.cqe_size;
 	p.uar_index = uc->uar_index[0];
+	p.uid = uc->devx_uid;
 	p.comp_vector = attr->comp_vector;
 	p.page_shift = PAGE_SHIFT;
 	p.ctx = ibcq;

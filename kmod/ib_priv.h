@@ -43,6 +43,7 @@ struct scx_ibdev {
  */
 struct scx_ucontext {
 	struct ib_ucontext ibuc;
+	u16 devx_uid;	/* its DevX user context (0: not a DevX context) */
 	unsigned int num_uars;
 	struct mutex dyn_lock;	/* adding a dynamic page */
 	struct mutex dbrec_lock;	/* dbrec_pages */
@@ -77,6 +78,7 @@ struct scx_uar_entry {
 struct scx_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	u16 uid;	/* its context's DevX uid (0: none) */
 };
 
 struct scx_ah {
@@ -159,6 +161,17 @@ static inline u32 scx_qp_hwn(struct ib_qp *ibqp)
 	return qp->kqp ? scx_kqp_qpn(qp->kqp) : ibqp->qp_num;
 }
 
+/*
+ * The DevX uid objects made through udata belong to: their context's
+ * (0 for the kernel's objects and for contexts without DevX).
+ */
+static inline u16 scx_udata_uid(struct ib_udata *udata)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
+
+	return uc ? uc->devx_uid : 0;
+}
+
 static inline struct scx_drv *to_drv(struct ib_device *ib)
 {
 	return to_sdev(ib)->kdev->drv;
@@ -233,6 +246,7 @@ int scx_counters_add(struct scx_ibdev *sdev);
 extern const struct uapi_definition scx_devx_defs[];
 int scx_devx_init(struct scx_ibdev *sdev);
 void scx_devx_cleanup(struct scx_ibdev *sdev);
+void scx_devx_destroy_ctx_uid(struct scx_ucontext *uc);
 struct rdma_hw_stats *scx_alloc_hw_port_stats(struct ib_device *ib, u32 port);
 int scx_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port, int index);
 struct rdma_hw_stats *scx_counter_alloc_stats(struct rdma_counter *counter);

@@ -50,6 +50,7 @@ static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_in
 			   struct scx_pd *pd)
 {
 	p->pdn = pd->pdn;
+	p->uid = pd->uid; /* as mlx5_ib: a QP is its PD's context's */
 	p->send_cqn = container_of(init->send_cq, struct scx_ibcq, ibcq)->cqn;
 	p->recv_cqn = container_of(init->recv_cq, struct scx_ibcq, ibcq)->cqn;
 	if (init->srq) {
@@ -409,6 +410,7 @@ int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct i
 	if (err)
 		goto err_umem;
 	p.pdn = pd->pdn;
+	p.uid = pd->uid;
 	p.log_size = ilog2(max);
 	p.wqe_shift = ilog2(desc);
 	p.page_shift = PAGE_SHIFT;

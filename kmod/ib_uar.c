@@ -481,7 +481,7 @@ static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
 	e->ibdev = uc->ibuc.device;
 	ue->uar = e;
 	uc->uar_index[slot] = 0;
-	err = scx_verbs_alloc_uar(drv, &uc->uar_index[slot]);
+	err = scx_verbs_alloc_uar(drv, uc->devx_uid, &uc->uar_index[slot]);
 	if (!err) {
 		/* The device watches this page for the user's doorbells. */
 		e->index = uc->uar_index[slot];

@@ -67,6 +67,10 @@ static uint hw_ver;
 module_param(hw_ver, uint, 0444);
 MODULE_PARM_DESC(hw_ver, "hardware revision reported (default 0)");
 
+static bool devx;
+module_param(devx, bool, 0444);
+MODULE_PARM_DESC(devx, "grant DevX user contexts (default off: DEVX_OBJ and UMEM are not there yet)");
+
 static LIST_HEAD(scx_devices);
 static DEFINE_MUTEX(scx_devices_lock);
 static struct dentry *scx_debugfs_dir;
@@ -146,6 +150,7 @@ static int __init softcx_init(void)
 		.dp_active_us = dp_active_us,
 		.dp_idle_max_us = dp_idle_max_us,
 		.health_poll_ms = health_poll_ms,
+		.devx = devx,
 	};
 	unsigned int i;
 	int err;

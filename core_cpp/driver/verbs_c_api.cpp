@@ -27,9 +27,9 @@ int scx_verbs_port_up(struct scx_drv *drv)
 	return up ? int(*up) : up.error().to_errno();
 }
 
-int scx_verbs_alloc_pd(struct scx_drv *drv, uint32_t *pdn)
+int scx_verbs_alloc_pd(struct scx_drv *drv, uint16_t uid, uint32_t *pdn)
 {
-	result<u32> pd = driver::cmd::alloc_pd(drv->dev.cmd());
+	result<u32> pd = driver::cmd::alloc_pd(drv->dev.cmd(), uid);
 	if (!pd)
 		return pd.error().to_errno();
 	*pdn = *pd;
@@ -89,9 +89,9 @@ int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn)
 	return driver::cmd::dealloc_pd(drv->dev.cmd(), pdn).to_errno();
 }
 
-int scx_verbs_alloc_uar(struct scx_drv *drv, uint32_t *index)
+int scx_verbs_alloc_uar(struct scx_drv *drv, uint16_t uid, uint32_t *index)
 {
-	result<u32> uar = driver::cmd::alloc_uar(drv->dev.cmd());
+	result<u32> uar = driver::cmd::alloc_uar(drv->dev.cmd(), uid);
 	if (!uar)
 		return uar.error().to_errno();
 	*index = *uar;

@@ -161,6 +161,7 @@ int scx_verbs_create_cq(struct scx_drv *drv, const struct scx_cq_params *p, stru
 	auto *in = static_cast<u8 *>(alloc_bytes(inlen));
 	if (!in)
 		return -int(errc::nomem);
+	prm::set(in, ci::uid, p->uid);
 	u8 *cqc = prm::at(in, ci::cq_context);
 	prm::set(cqc, prm::cqc::cqe_sz, p->cqe_size == 64 ? prm::cqe_size::bytes_64 : prm::cqe_size::bytes_128);
 	prm::set(cqc, prm::cqc::log_cq_size, p->log_size);

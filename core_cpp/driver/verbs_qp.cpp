@@ -187,7 +187,7 @@ int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *
 	if (!page_offset_quanta(p->page_offset, p->page_shift, &q.buf.page_offset))
 		return -int(errc::inval);
 	q.block_lb_mc = p->block_mcast_loopback != 0;
-	result<u32> n = qc::create_qp(drv->dev.cmd(), q);
+	result<u32> n = qc::create_qp(drv->dev.cmd(), q, p->uid);
 	if (!n)
 		return n.error().to_errno();
 	*qpn = *n;
@@ -278,7 +278,7 @@ int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params
 	q.buf.log_page_size = p->page_shift - 12;
 	if (!page_offset_quanta(p->page_offset, p->page_shift, &q.buf.page_offset))
 		return -int(errc::inval);
-	result<u32> n = qc::create_srq(drv->dev.cmd(), q);
+	result<u32> n = qc::create_srq(drv->dev.cmd(), q, p->uid);
 	if (!n)
 		return n.error().to_errno();
 	*srqn = *n;

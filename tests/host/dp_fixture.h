@@ -253,8 +253,8 @@ protected:
 		CMachine::SetUp();
 		start();
 		ASSERT_FALSE(HasFatalFailure());
-		ASSERT_EQ(scx_verbs_alloc_pd(drv, &pd), 0);
-		ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar), 0);
+		ASSERT_EQ(scx_verbs_alloc_pd(drv, 0, &pd), 0);
+		ASSERT_EQ(scx_verbs_alloc_uar(drv, 0, &uar), 0);
 		uar_page = static_cast<u8 *>(scx_hca_uar_page(hca, uar));
 		ASSERT_NE(uar_page, nullptr);
 	}

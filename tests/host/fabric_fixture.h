@@ -45,8 +45,8 @@ struct port_b {
 		c_function_up(this, "ccq1", 0, &hca, &drv);
 		ASSERT_FALSE(::testing::Test::HasFatalFailure());
 		drv_seen = drv;
-		ASSERT_EQ(scx_verbs_alloc_pd(drv, &pd), 0);
-		ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar), 0);
+		ASSERT_EQ(scx_verbs_alloc_pd(drv, 0, &pd), 0);
+		ASSERT_EQ(scx_verbs_alloc_uar(drv, 0, &uar), 0);
 		uar_page = static_cast<u8 *>(scx_hca_uar_page(hca, uar));
 		ASSERT_NE(uar_page, nullptr);
 	}

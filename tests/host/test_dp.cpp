@@ -862,7 +862,7 @@ TEST_F(DpSched, ATrapRunsTheRungQpAndItsPeerOnly)
 	pair_t x = pair(), y = pair();
 	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE);
 	u32 uar2 = 0;
-	ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar2), 0);
+	ASSERT_EQ(scx_verbs_alloc_uar(drv, 0, &uar2), 0);
 	u8 *page2 = static_cast<u8 *>(scx_hca_uar_page(hca, uar2));
 	ASSERT_NE(page2, nullptr);
 	post_recv(*x.b, {{dst.va(0), 64, dst.key}});

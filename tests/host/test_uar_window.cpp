@@ -35,7 +35,7 @@ TEST_F(UarWindow, OnlyAllocatedPagesAreWatchedAndStoresAreCounted)
 {
 	start();
 	uint32_t uar = 0;
-	ASSERT_EQ(scx_verbs_alloc_uar(drv, &uar), 0);
+	ASSERT_EQ(scx_verbs_alloc_uar(drv, 0, &uar), 0);
 	void *page = scx_hca_uar_page(hca, uar);
 	ASSERT_NE(page, nullptr);
 
@@ -61,7 +61,7 @@ TEST_F(UarWindow, OnlyAllocatedPagesAreWatchedAndStoresAreCounted)
 	// Allocated again (the pool hands out the next number; the page of
 	// this one stays the hca's), a store there is a doorbell once more.
 	uint32_t again = 0;
-	ASSERT_EQ(scx_verbs_alloc_uar(drv, &again), 0);
+	ASSERT_EQ(scx_verbs_alloc_uar(drv, 0, &again), 0);
 	void *p2 = scx_hca_uar_page(hca, again);
 	ASSERT_NE(p2, nullptr);
 	ring(p2, 0x800, 0x0000040a00000402ull);

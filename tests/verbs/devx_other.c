@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * devx_other: what a context without DevX reaches of the DevX ABI through
- * libmlx5, as mlx5_ib allows it.
+ * devx_other: what a context reaches of the DevX ABI through libmlx5, as
+ * mlx5_ib allows it: a context without DevX (softcx's default), or with -x
+ * a DevX context (softcx loaded with devx=1).
  *
- *   devx_other -d DEV -D DEBUGFS_DIR
+ *   devx_other -d DEV -D DEBUGFS_DIR [-x -g GIDX]
  *
+ * Without DevX:
  *   devx_ctx_refused   mlx5dv_open_device(DEVX) fails with EOPNOTSUPP: no
  *                      DevX contexts yet; ibv_open_device still opens one
  *   hca_cap_general    DEVX_OTHER QUERY_HCA_CAP (general, current): status
@@ -17,6 +19,17 @@
  *   query_eqn          QUERY_EQN of every completion vector is the EQ the
  *                      driver's debugfs lists at that vector; one past the
  *                      last is ENOENT
+ * With -x:
+ *   devx_ctx_granted   mlx5dv_open_device(DEVX) opens a context
+ *   devx_general_nop   DEVX_OTHER NOP, a general command, now reaches the
+ *                      device under the context's uid (its count moves)
+ *   devx_not_general   CREATE_CQ is still not DEVX_OTHER's: EINVAL
+ *   devx_verbs_write   verbs objects of the DevX context (PD, MR, CQ and an
+ *                      RC QP connected to itself, all with its uid, which the
+ *                      device checks when the QP names the others): an RDMA
+ *                      WRITE lands, data checked
+ *   devx_hca_cap_general, devx_hca_cap_short_out, devx_query_eqn: as
+ *                      above, under the context's own uid
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +58,19 @@ static void put_be16(uint8_t *p, uint16_t v)
 	p[1] = v & 0xff;
 }
 
+/* A result name with the mode's prefix ("" or "devx_"). */
+static const char *pfx = "";
+
+static const char *named(const char *base)
+{
+	static char names[4][64];
+	static unsigned int next;
+	char *n = names[next++ % 4];
+
+	snprintf(n, sizeof(names[0]), "%s%s", pfx, base);
+	return n;
+}
+
 /* Bits [bit_off, bit_off + width) of a big-endian PRM layout, width <= 32. */
 static uint32_t prm_get(const uint8_t *p, unsigned int bit_off, unsigned int width)
 {
@@ -64,23 +90,32 @@ static void hdr(uint8_t *in, uint16_t opcode, uint16_t op_mod)
 	put_be16(in + 6, op_mod);
 }
 
-static void devx_ctx_refused(const char *dev)
+static struct ibv_context *devx_open(const char *dev, int *err)
 {
 	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_context *c = NULL;
-	int i, err = 0;
+	int i;
 
+	*err = ENODEV;
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev)) {
 			errno = 0;
 			c = mlx5dv_open_device(list[i], &attr);
-			err = errno;
+			*err = c ? 0 : errno;
 		}
-	if (c)
-		ibv_close_device(c);
 	if (list)
 		ibv_free_device_list(list);
+	return c;
+}
+
+static void devx_ctx_refused(const char *dev)
+{
+	int err;
+	struct ibv_context *c = devx_open(dev, &err);
+
+	if (c)
+		ibv_close_device(c);
 	vt_result("devx_ctx_refused", !c && err == EOPNOTSUPP, "mlx5dv_open_device(DEVX): %s",
 		  c ? "opened" : strerror(err));
 }
@@ -97,16 +132,16 @@ static void hca_cap(struct ibv_context *ctx)
 	hdr(in, OP_QUERY_HCA_CAP, 1);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
 	if (err || ibv_query_device(ctx, &da)) {
-		vt_result("hca_cap_general", false, "%s", strerror(err ?: errno));
+		vt_result(named("hca_cap_general"), false, "%s", strerror(err ?: errno));
 	} else {
 		/* cmd_hca_cap.log_max_qp: bit 0x9b, 5 bits; the caps at byte 16. */
 		log_max_qp = prm_get(out + 16, 0x9b, 5);
-		vt_result("hca_cap_general", out[0] == 0 && da.max_qp == 1 << log_max_qp,
+		vt_result(named("hca_cap_general"), out[0] == 0 && da.max_qp == 1 << log_max_qp,
 			  "status %u, log_max_qp %u, max_qp %d", out[0], log_max_qp, da.max_qp);
 	}
 	memset(out, 0, 16);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 16);
-	vt_result("hca_cap_short_out", err == EREMOTEIO && out[0] == STATUS_BAD_OUTP_LEN,
+	vt_result(named("hca_cap_short_out"), err == EREMOTEIO && out[0] == STATUS_BAD_OUTP_LEN,
 		  "%s, status 0x%x, syndrome 0x%x", strerror(err), out[0], prm_get(out, 0x20, 32));
 }
 
@@ -215,28 +250,125 @@ static void query_eqn(struct ibv_context *ctx, const char *dbg)
 		snprintf(detail, sizeof(detail), "vector %d (past the last): %s", ctx->num_comp_vectors,
 			 strerror(err));
 	}
-	vt_result("query_eqn", ok, "%d vectors, %d EQs listed %s", ctx->num_comp_vectors, n, detail);
+	vt_result(named("query_eqn"), ok, "%d vectors, %d EQs listed %s", ctx->num_comp_vectors, n, detail);
+}
+
+/* NOP through DEVX_OTHER reaches the device; CREATE_CQ still does not. */
+static void devx_general(struct ibv_context *ctx, const char *dbg)
+{
+	static const uint16_t nop[] = { OP_NOP };
+	uint8_t in[64], out[64];
+	long long before = cmd_count(dbg, nop, 1), after;
+	int err;
+
+	hdr(in, OP_NOP, 0);
+	err = mlx5dv_devx_general_cmd(ctx, in, 16, out, 16);
+	after = cmd_count(dbg, nop, 1);
+	vt_result("devx_general_nop", !err && out[0] == 0 && after == before + 1, "%s, status 0x%x; NOPs %lld -> %lld",
+		  strerror(err), out[0], before, after);
+	memset(in, 0, sizeof(in));
+	hdr(in, OP_CREATE_CQ, 0);
+	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
+	vt_result("devx_not_general", err == EINVAL, "CREATE_CQ: %s", strerror(err));
+}
+
+/* An RDMA WRITE between two halves of one MR, on a QP connected to itself. */
+static void devx_verbs_write(struct ibv_context *ctx, int gidx)
+{
+	enum { len = 512 };
+	static uint8_t buf[2 * len];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE) : NULL;
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct ibv_qp *qp = NULL;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc = {};
+	union ibv_gid gid;
+	long long end;
+	int i, n = 0;
+	bool ok = false;
+
+	qa.send_cq = qa.recv_cq = cq;
+	if (pd && mr && cq)
+		qp = ibv_create_qp(pd, &qa);
+	if (!qp || ibv_query_gid(ctx, 1, gidx, &gid) ||
+	    !vt_connect_rc(qp, qp->qp_num, &gid, gidx, IBV_ACCESS_REMOTE_WRITE)) {
+		vt_result("devx_verbs_write", false, "setup: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	sge = (struct ibv_sge){ (uintptr_t)buf, len, mr->lkey };
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)(buf + len);
+	wr.wr.rdma.rkey = mr->rkey;
+	if (ibv_post_send(qp, &wr, &bad)) {
+		vt_result("devx_verbs_write", false, "post: %s", strerror(errno));
+		goto out;
+	}
+	for (end = vt_now_ms() + 5000; n == 0 && vt_now_ms() < end;)
+		n = ibv_poll_cq(cq, 1, &wc);
+	ok = n == 1 && wc.status == IBV_WC_SUCCESS && !memcmp(buf, buf + len, len);
+	vt_result("devx_verbs_write", ok, "qpn 0x%x: %d completion(s), status %s, data %s", qp->qp_num, n,
+		  n == 1 ? ibv_wc_status_str(wc.status) : "-", memcmp(buf, buf + len, len) ? "differs" : "same");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
+static int devx_mode(const char *dev, const char *dbg, int gidx)
+{
+	int err;
+	struct ibv_context *ctx = devx_open(dev, &err);
+
+	vt_result("devx_ctx_granted", ctx != NULL, "mlx5dv_open_device(DEVX): %s", strerror(err));
+	if (!ctx)
+		return 1;
+	pfx = "devx_";
+	hca_cap(ctx);
+	devx_general(ctx, dbg);
+	query_eqn(ctx, dbg);
+	devx_verbs_write(ctx, gidx);
+	ibv_close_device(ctx);
+	return vt_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *dev = "softcx_0", *dbg = NULL;
 	struct ibv_context *ctx;
-	int opt;
+	int opt, gidx = -1;
+	bool devx = false;
 
-	while ((opt = getopt(argc, argv, "d:D:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:D:xg:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'D': dbg = optarg; break;
+		case 'x': devx = true; break;
+		case 'g': gidx = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV -D DEBUGFS_DIR\n", argv[0]);
+			fprintf(stderr, "usage: %s -d DEV -D DEBUGFS_DIR [-x -g GIDX]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (!dbg) {
-		fprintf(stderr, "%s: -D DEBUGFS_DIR is required\n", argv[0]);
+	if (!dbg || (devx && gidx < 0)) {
+		fprintf(stderr, "%s: -D DEBUGFS_DIR is required, and -g GIDX with -x\n", argv[0]);
 		return 2;
 	}
+	if (devx)
+		return devx_mode(dev, dbg, gidx);
 	devx_ctx_refused(dev);
 	ctx = vt_open(dev);
 	if (!ctx) {

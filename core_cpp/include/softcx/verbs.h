@@ -55,9 +55,10 @@ int scx_verbs_set_gid(struct scx_drv *drv, uint32_t index, const uint8_t *gid, c
 /* The port's link as the firmware reports it (QUERY_VPORT_STATE): 1 up, 0 down. */
 int scx_verbs_port_up(struct scx_drv *drv);
 
-int scx_verbs_alloc_pd(struct scx_drv *drv, uint32_t *pdn);
+/* uid: the DevX user context the object belongs to (0: the kernel's). */
+int scx_verbs_alloc_pd(struct scx_drv *drv, uint16_t uid, uint32_t *pdn);
 int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn);
-int scx_verbs_alloc_uar(struct scx_drv *drv, uint32_t *index);
+int scx_verbs_alloc_uar(struct scx_drv *drv, uint16_t uid, uint32_t *index);
 int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index);
 
 /*
@@ -113,6 +114,7 @@ struct scx_cq_params {
 	uint32_t npages;
 	const uint64_t *pages;
 	uint64_t dbr_addr;    /* bus address of the 8-byte doorbell record */
+	uint16_t uid;         /* DevX user context (0: the kernel's) */
 	void *ctx;
 	/* Completion event (tasklet context). */
 	void (*comp)(void *ctx);
@@ -180,6 +182,7 @@ struct scx_qp_create_params {
 	/* Bytes into pages[0] where the buffer starts: a multiple of 1/64 page */
 	uint32_t page_offset;
 	uint32_t block_mcast_loopback; /* UD: IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK */
+	uint16_t uid;           /* DevX user context (0: the kernel's) */
 };
 int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *p, uint32_t *qpn);
 int scx_verbs_destroy_qp(struct scx_drv *drv, uint32_t qpn);
@@ -221,6 +224,7 @@ struct scx_srq_create_params {
 	uint32_t npages;
 	const uint64_t *pages;
 	uint32_t page_offset;  /* as for a QP */
+	uint16_t uid;        /* DevX user context (0: the kernel's) */
 };
 int scx_verbs_create_srq(struct scx_drv *drv, const struct scx_srq_create_params *p, uint32_t *srqn);
 int scx_verbs_destroy_srq(struct scx_drv *drv, uint32_t srqn);

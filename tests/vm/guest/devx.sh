@@ -1,17 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest: the DevX ABI as a context without DevX reaches it through
-# libmlx5 (build/verbs/devx_other from the overlay): DEVX_OTHER's
-# whitelisted queries, the refusal of the rest, QUERY_EQN. The cases are
-# listed in tests/verbs/devx_other.c.
+# In-guest: the DevX ABI as libmlx5 reaches it (build/verbs/devx_other from
+# the overlay). By default softcx grants no DevX context: DEVX_OTHER's
+# whitelisted queries, the refusal of the rest, QUERY_EQN. Loaded with
+# devx=1 it grants them: general commands under the context's uid, and
+# verbs objects that carry it (an RDMA WRITE in devx_other, and
+# ibv_rc_pingpong, whose contexts are all DevX contexts then). The cases
+# are listed in tests/verbs/devx_other.c.
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
 
-dev=softcx_0
+dev=softcx_0 bin=/harness/extra/devx_other
+dbg=/sys/kernel/debug/softcx/$dev
 kmemleak_begin
 softcx_up devx
-run_program devx_other 120 /harness/extra/devx_other -d $dev -D /sys/kernel/debug/softcx/$dev
+run_program devx_other 120 $bin -d $dev -D $dbg
 softcx_down devx
+
+softcx_up devx_on devx=1
+run_program devx_other_on 120 $bin -d $dev -D $dbg -x -g "$GIDX"
+if pingpong_pair $dev "$GIDX" ibv_rc_pingpong -n 200 -c; then
+	result devx_rc_pingpong PASS "$(grep -m1 'usec/iter' <<<"$RUN_OUT")"
+else
+	result devx_rc_pingpong FAIL
+fi
+grep '^uctx ' $dbg/objects
+softcx_down devx_on
 kmemleak_check softcx
 finish
