@@ -10,6 +10,8 @@
  */
 #include "kmod.h"
 
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mlx5_user_ioctl_cmds.h>
 #include <rdma/uverbs_ioctl.h>
@@ -95,6 +97,112 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_QUERY_EQN)(struct uverbs_attr_bund
 	return uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_QUERY_EQN_DEV_EQN, &eqn, sizeof(eqn));
 }
 
+/* A DevX UMEM: pinned user memory the device knows by id. */
+struct scx_devx_umem {
+	struct ib_umem *umem;
+	struct scx_drv *drv;
+	u32 id;
+	u16 uid;
+};
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_UMEM_REG)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_HANDLE);
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(&attrs->driver_udata, struct scx_ucontext, ibuc);
+	struct scx_devx_umem *obj;
+	u64 addr, len, pgsz = PAGE_SIZE;
+	u64 *pages;
+	u32 n;
+	int access, err;
+
+	if (!uc->devx_uid)
+		return -EINVAL;
+	if (uverbs_attr_is_valid(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_DMABUF_FD))
+		return -EOPNOTSUPP;
+	if (uverbs_copy_from(&addr, attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_ADDR) ||
+	    uverbs_copy_from(&len, attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_LEN))
+		return -EFAULT;
+	err = uverbs_get_flags32(&access, attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_ACCESS,
+				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_RELAXED_ORDERING);
+	if (err)
+		return err;
+	/* softcx maps user memory in pages of PAGE_SIZE: the caller must allow it. */
+	err = uverbs_get_const_default(&pgsz, attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_PGSZ_BITMAP, PAGE_SIZE);
+	if (err)
+		return err;
+	if (!(pgsz & PAGE_SIZE))
+		return -EINVAL;
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->umem = ib_umem_get(uc->ibuc.device, addr, len, access);
+	if (IS_ERR(obj->umem)) {
+		err = PTR_ERR(obj->umem);
+		goto err_obj;
+	}
+	pages = scx_umem_pages(obj->umem, PAGE_SHIFT, &n);
+	if (!pages) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	obj->drv = to_drv(uc->ibuc.device);
+	obj->uid = uc->devx_uid;
+	err = scx_devx_create_umem(obj->drv, obj->uid, PAGE_SHIFT, ib_umem_offset(obj->umem), pages, n,
+				   obj->umem->writable, &obj->id);
+	kvfree(pages);
+	if (err)
+		goto err_umem;
+	uobj->object = obj;
+	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_HANDLE);
+	return uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_OUT_ID, &obj->id, sizeof(obj->id));
+
+err_umem:
+	ib_umem_release(obj->umem);
+err_obj:
+	kfree(obj);
+	return err;
+}
+
+static int scx_devx_umem_cleanup(struct ib_uobject *uobj, enum rdma_remove_reason why,
+				 struct uverbs_attr_bundle *attrs)
+{
+	struct scx_devx_umem *obj = uobj->object;
+	int err = scx_devx_destroy_umem(obj->drv, obj->uid, obj->id);
+
+	/*
+	 * Still in use by an object of the device (which the core destroys
+	 * first when it cleans up): the pages stay pinned while it may
+	 * reach them. A dead function holds nothing (EIO).
+	 */
+	if (err && err != -EIO)
+		return err;
+	ib_umem_release(obj->umem);
+	kfree(obj);
+	return 0;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(
+	MLX5_IB_METHOD_DEVX_UMEM_REG,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_UMEM_REG_HANDLE, MLX5_IB_OBJECT_DEVX_UMEM, UVERBS_ACCESS_NEW,
+			UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_UMEM_REG_ADDR, UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_UMEM_REG_LEN, UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
+	UVERBS_ATTR_RAW_FD(MLX5_IB_ATTR_DEVX_UMEM_REG_DMABUF_FD, UA_OPTIONAL),
+	UVERBS_ATTR_FLAGS_IN(MLX5_IB_ATTR_DEVX_UMEM_REG_ACCESS, enum ib_access_flags),
+	UVERBS_ATTR_CONST_IN(MLX5_IB_ATTR_DEVX_UMEM_REG_PGSZ_BITMAP, u64),
+	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_UMEM_REG_OUT_ID, UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD_DESTROY(
+	MLX5_IB_METHOD_DEVX_UMEM_DEREG,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_UMEM_DEREG_HANDLE, MLX5_IB_OBJECT_DEVX_UMEM, UVERBS_ACCESS_DESTROY,
+			UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_UMEM,
+			    UVERBS_TYPE_ALLOC_IDR(scx_devx_umem_cleanup),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_REG),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_DEREG));
+
 DECLARE_UVERBS_NAMED_METHOD(
 	MLX5_IB_METHOD_DEVX_OTHER,
 	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OTHER_CMD_IN, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
@@ -118,5 +226,6 @@ static bool scx_devx_supported(struct ib_device *ib)
 
 const struct uapi_definition scx_devx_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
 	{},
 };

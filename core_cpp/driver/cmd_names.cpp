@@ -88,6 +88,10 @@ constexpr op_name op_names[] = {
 	{0x80f, "DEALLOC_XRCD"},
 	{0x816, "ALLOC_TRANSPORT_DOMAIN"},
 	{0x817, "DEALLOC_TRANSPORT_DOMAIN"},
+	{prm::op::create_uctx, "CREATE_UCTX"},
+	{prm::op::destroy_uctx, "DESTROY_UCTX"},
+	{prm::op::create_umem, "CREATE_UMEM"},
+	{prm::op::destroy_umem, "DESTROY_UMEM"},
 };
 constexpr u32 n_op_names = sizeof(op_names) / sizeof(op_names[0]);
 static_assert(n_op_names + 1 == stat_opcodes, "a row per named opcode plus one for the rest");

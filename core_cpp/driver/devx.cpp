@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "driver/devx.h"
 
+#include "lib/new.h"
 #include "prm/cmd.h"
+#include "prm/umem.h"
 
 namespace scx::driver::devx {
 
@@ -92,6 +94,49 @@ result<u32> query_eqn(device &dev, u32 vector)
 	if (vector >= dev.num_comp_eqs())
 		return errc::noent;
 	return dev.comp_eqn(vector);
+}
+
+result<u32> create_umem(device &dev, u16 uid, u32 page_shift, u32 page_offset, const u64 *pages, u32 npages,
+			bool writable)
+{
+	namespace in = prm::create_umem_in;
+	if (!npages || page_shift < 12 || page_shift > 12 + 31 || page_offset >> page_shift)
+		return errc::inval;
+	// The command's input holds every MTT: at most what a mailbox chain
+	// can carry (the device's limit then decides).
+	if (npages > (0xffffffffu - in::size_bytes) / prm::mtt::size_bytes)
+		return errc::inval;
+	const u32 inlen = in::size_bytes + npages * prm::mtt::size_bytes;
+	auto *buf = static_cast<u8 *>(alloc_bytes(inlen));
+	if (!buf)
+		return errc::nomem;
+	zero_bytes(buf, inlen);
+	prm::set(buf, in::opcode, prm::op::create_umem);
+	prm::set(buf, in::uid, uid);
+	u8 *um = prm::at(buf, in::umem);
+	prm::set(um, prm::umem::log_page_size, page_shift - 12);
+	prm::set(um, prm::umem::page_offset, page_offset);
+	prm::set(um, prm::umem::num_of_mtt, npages);
+	// An MTT is the page's address with its rights in the low bits.
+	const u64 rights = 1 | (writable ? 2 : 0);
+	for (u32 i = 0; i < npages; i++)
+		store_be<u64>(buf + in::size_bytes + i * prm::mtt::size_bytes, pages[i] | rights);
+	u8 out[prm::create_umem_out::size_bytes] = {};
+	status s = dev.cmd().exec(buf, inlen, out, sizeof(out));
+	free_bytes(buf);
+	if (!s)
+		return s;
+	return u32(prm::get(out, prm::create_umem_out::umem_id));
+}
+
+status destroy_umem(device &dev, u16 uid, u32 id)
+{
+	u8 in[prm::destroy_umem_in::size_bytes] = {};
+	u8 out[prm::destroy_umem_out::size_bytes] = {};
+	prm::set(in, prm::destroy_umem_in::opcode, prm::op::destroy_umem);
+	prm::set(in, prm::destroy_umem_in::uid, uid);
+	prm::set(in, prm::destroy_umem_in::umem_id, id);
+	return dev.cmd().exec(in, sizeof(in), out, sizeof(out));
 }
 
 } // namespace scx::driver::devx

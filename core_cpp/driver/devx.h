@@ -32,4 +32,10 @@ status general(device &dev, u16 ctx_uid, u16 whitelist_uid, u8 *in, u32 inlen, u
 // last one.
 result<u32> query_eqn(device &dev, u32 vector);
 
+// CREATE_UMEM for uid over pages of 1 << page_shift bytes (MTTs with
+// rd_en, and wr_en if writable); the umem id. DESTROY_UMEM.
+result<u32> create_umem(device &dev, u16 uid, u32 page_shift, u32 page_offset, const u64 *pages, u32 npages,
+			bool writable);
+status destroy_umem(device &dev, u16 uid, u32 id);
+
 } // namespace scx::driver::devx

@@ -39,4 +39,19 @@ int scx_devx_query_eqn(struct scx_drv *drv, uint32_t vector, uint32_t *eqn)
 	return 0;
 }
 
+int scx_devx_create_umem(struct scx_drv *drv, uint16_t uid, uint32_t page_shift, uint32_t page_offset,
+			 const uint64_t *pages, uint32_t npages, bool writable, uint32_t *id)
+{
+	result<u32> u = driver::devx::create_umem(drv->dev, uid, page_shift, page_offset, pages, npages, writable);
+	if (!u)
+		return u.error().to_errno();
+	*id = *u;
+	return 0;
+}
+
+int scx_devx_destroy_umem(struct scx_drv *drv, uint16_t uid, uint32_t id)
+{
+	return driver::devx::destroy_umem(drv->dev, uid, id).to_errno();
+}
+
 } // extern "C"

@@ -30,6 +30,13 @@
  *                      WRITE lands, data checked
  *   devx_hca_cap_general, devx_hca_cap_short_out, devx_query_eqn: as
  *                      above, under the context's own uid
+ *   devx_umem          mlx5dv_devx_umem_reg of 3 pages starting 0x100 into
+ *                      a page: an id, one CREATE_UMEM; dereg: one
+ *                      DESTROY_UMEM; memory that is not mapped: EFAULT; a
+ *                      umem left registered goes when the context closes
+ *                      (one more DESTROY_UMEM)
+ * Without DevX, also:
+ *   umem_needs_devx    mlx5dv_devx_umem_reg: EINVAL, the device not asked
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +55,8 @@
 #define OP_QUERY_ESW_FUNCTIONS 0x740
 #define OP_QUERY_VPORT_STATE 0x750
 #define OP_NOP 0x80d
+#define OP_CREATE_UMEM 0xa08
+#define OP_DESTROY_UMEM 0xa0a
 #define STATUS_BAD_OUTP_LEN 0x51
 #define CAP_OUT_BYTES (16 + 4096)
 #define ESW_OUT_BYTES 0x80
@@ -253,6 +262,67 @@ static void query_eqn(struct ibv_context *ctx, const char *dbg)
 	vt_result(named("query_eqn"), ok, "%d vectors, %d EQs listed %s", ctx->num_comp_vectors, n, detail);
 }
 
+static const uint16_t umem_create[] = { OP_CREATE_UMEM }, umem_destroy[] = { OP_DESTROY_UMEM };
+
+static void umem_needs_devx(struct ibv_context *ctx, const char *dbg)
+{
+	static uint8_t buf[2 * 4096] __attribute__((aligned(4096)));
+	long long before = cmd_count(dbg, umem_create, 1);
+	struct mlx5dv_devx_umem *u;
+
+	errno = 0;
+	u = mlx5dv_devx_umem_reg(ctx, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	vt_result("umem_needs_devx", !u && errno == EINVAL && cmd_count(dbg, umem_create, 1) == before, "%s",
+		  u ? "registered" : strerror(errno));
+	if (u)
+		mlx5dv_devx_umem_dereg(u);
+}
+
+/* Registers, deregisters, is refused, and leaves one for close (*left). */
+static void devx_umem(struct ibv_context *ctx, const char *dbg, long long *left)
+{
+	static uint8_t buf[4 * 4096] __attribute__((aligned(4096)));
+	long long c0 = cmd_count(dbg, umem_create, 1), d0 = cmd_count(dbg, umem_destroy, 1), c1, d1;
+	struct mlx5dv_devx_umem *u, *bad, *kept;
+	char why[160] = "";
+	int err = 0, bad_errno;
+	uint32_t id;
+	bool ok;
+
+	u = mlx5dv_devx_umem_reg(ctx, buf + 0x100, 3 * 4096, IBV_ACCESS_LOCAL_WRITE);
+	c1 = cmd_count(dbg, umem_create, 1);
+	id = u ? u->umem_id : 0;
+	ok = u && id && c1 == c0 + 1;
+	if (!ok)
+		snprintf(why, sizeof(why), "reg: %s, id %u, CREATE_UMEM %lld -> %lld", u ? "ok" : strerror(errno),
+			 id, c0, c1);
+	if (u)
+		err = mlx5dv_devx_umem_dereg(u);
+	d1 = cmd_count(dbg, umem_destroy, 1);
+	if (ok && (err || d1 != d0 + 1)) {
+		ok = false;
+		snprintf(why, sizeof(why), "dereg: %s, DESTROY_UMEM %lld -> %lld", strerror(err), d0, d1);
+	}
+	/* An address range with nothing mapped behind it. */
+	errno = 0;
+	bad = mlx5dv_devx_umem_reg(ctx, (void *)0x10000, 4096, IBV_ACCESS_LOCAL_WRITE);
+	bad_errno = errno;
+	if (ok && (bad || bad_errno != EFAULT)) {
+		ok = false;
+		snprintf(why, sizeof(why), "unmapped memory: %s", bad ? "registered" : strerror(bad_errno));
+	}
+	if (bad)
+		mlx5dv_devx_umem_dereg(bad);
+	kept = mlx5dv_devx_umem_reg(ctx, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (ok && !kept) {
+		ok = false;
+		snprintf(why, sizeof(why), "second reg: %s", strerror(errno));
+	}
+	*left = cmd_count(dbg, umem_destroy, 1);
+	vt_result("devx_umem", ok, "id %u, CREATE_UMEM %lld -> %lld, DESTROY_UMEM %lld -> %lld %s", id, c0, c1, d0,
+		  d1, why);
+}
+
 /* NOP through DEVX_OTHER reaches the device; CREATE_CQ still does not. */
 static void devx_general(struct ibv_context *ctx, const char *dbg)
 {
@@ -341,7 +411,11 @@ static int devx_mode(const char *dev, const char *dbg, int gidx)
 	devx_general(ctx, dbg);
 	query_eqn(ctx, dbg);
 	devx_verbs_write(ctx, gidx);
+	long long left = -1, gone;
+	devx_umem(ctx, dbg, &left);
 	ibv_close_device(ctx);
+	gone = cmd_count(dbg, umem_destroy, 1);
+	vt_result("devx_umem_close", left >= 0 && gone == left + 1, "DESTROY_UMEM %lld -> %lld at close", left, gone);
 	return vt_failures ? 1 : 0;
 }
 
@@ -378,6 +452,7 @@ int main(int argc, char **argv)
 	hca_cap(ctx);
 	esw_functions(ctx);
 	not_whitelisted(ctx, dbg);
+	umem_needs_devx(ctx, dbg);
 	query_eqn(ctx, dbg);
 	ibv_close_device(ctx);
 	return vt_failures ? 1 : 0;

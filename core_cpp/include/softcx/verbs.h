@@ -248,6 +248,14 @@ int scx_devx_general(struct scx_drv *drv, uint16_t ctx_uid, uint16_t whitelist_u
 		     void *out, uint32_t outlen);
 /* QUERY_EQN: the EQ number of completion vector `vector`, or -ENOENT. */
 int scx_devx_query_eqn(struct scx_drv *drv, uint32_t vector, uint32_t *eqn);
+/*
+ * CREATE_UMEM for uid: npages pages of 1 << page_shift bytes at the bus
+ * addresses given (readable; writable too if `writable`), the buffer
+ * starting page_offset bytes into the first; *id the umem's.
+ */
+int scx_devx_create_umem(struct scx_drv *drv, uint16_t uid, uint32_t page_shift, uint32_t page_offset,
+			 const uint64_t *pages, uint32_t npages, bool writable, uint32_t *id);
+int scx_devx_destroy_umem(struct scx_drv *drv, uint16_t uid, uint32_t id);
 
 #ifdef __cplusplus
 }
