@@ -12,7 +12,6 @@
 #include "driver/cmd_names.h"
 #include "driver/commands.h"
 #include "driver/device.h"
-#include "driver/devx.h"
 #include "hca/device.h"
 #include "host_env.h"
 #include "prm/cmd.h"
@@ -24,81 +23,14 @@
 #include "prm/uar.h"
 #include "prm/vport.h"
 #include "softcx/driver.h"
+#include "driver_hca_fixture.h"
 #include "test_platform.h"
 
 using namespace scx;
+using namespace driver_hca_test;
 using driver::core_cq;
 
 namespace {
-
-template <typename F> bool wait_for(F cond, int ms = 5000)
-{
-	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-	while (!cond()) {
-		if (std::chrono::steady_clock::now() > end)
-			return false;
-		std::this_thread::sleep_for(std::chrono::microseconds(200));
-	}
-	return true;
-}
-
-// The hca behind a plain wrapper. hca::device is polymorphic and built
-// without RTTI; UBSan's vptr check would want its typeinfo at every call
-// from this (RTTI) test code, so only these few functions touch it.
-#define NO_VPTR __attribute__((no_sanitize("vptr")))
-class hca_box {
-public:
-	NO_VPTR hca_box(test_platform &p, const hca::device_config &cfg) : d_(new hca::device(p, p, cfg)) {}
-	NO_VPTR ~hca_box() { delete d_; }
-	hca_box(const hca_box &) = delete;
-	hca_box &operator=(const hca_box &) = delete;
-	NO_VPTR status init() { return d_->init(); }
-	NO_VPTR bus::mmio &bar0() { return d_->bar0(); }
-	NO_VPTR hca::fault_hooks &faults() { return d_->faults(); }
-	NO_VPTR bool set_link(bool up) { return d_->set_link(up); }
-	NO_VPTR hca::cqe_result post_cqe(u32 cqn, const u8 *cqe) { return d_->post_cqe(cqn, cqe); }
-	NO_VPTR hca::hca_state state() { return d_->state(); }
-	NO_VPTR u32 fw_pages_held() { return d_->fw_pages_held(); }
-
-private:
-	hca::device *d_;
-};
-
-class DriverHca : public ::testing::Test {
-protected:
-	void SetUp() override
-	{
-		baseline_ = host_env::live_allocations();
-		cfg.name = "sx0";
-		cfg.num_comp_eqs = 2;
-	}
-	void TearDown() override
-	{
-		drv.reset();
-		hw.reset();
-		EXPECT_EQ(plat.dma_live(), 0);
-		EXPECT_EQ(host_env::live_allocations(), baseline_);
-		EXPECT_EQ(host_env::bug_count(), 0u);
-		EXPECT_EQ(host_env::sleep_in_atomic_count(), 0u);
-	}
-	status start()
-	{
-		hw = std::make_unique<hca_box>(plat, hw_cfg);
-		status s = hw->init();
-		if (!s)
-			return s;
-		drv = std::make_unique<driver::device>();
-		return drv->init(hw->bar0(), plat, cfg);
-	}
-	driver::cmd_if &cmd() { return drv->cmd(); }
-
-	test_platform plat;
-	hca::device_config hw_cfg;
-	driver::device_config cfg;
-	std::unique_ptr<hca_box> hw;
-	std::unique_ptr<driver::device> drv;
-	long baseline_ = 0;
-};
 
 u64 stat_count(driver::cmd_if &c, u16 op, driver::cmd_op_stat *out = nullptr)
 {
@@ -693,57 +625,4 @@ TEST_F(DriverHca, TracepointsCarryStatusSyndromeAndFailures)
 	EXPECT_EQ(dones[2].status, 0xfe); // timed out
 	EXPECT_EQ(dones[2].syndrome, 0u);
 	EXPECT_GE(dones[2].latency_ns, 100u * 1000 * 1000);
-}
-
-// DEVX_OTHER's rules (driver/devx.h): the driver picks the uid, whatever the
-// caller wrote; a context without DevX reaches only the whitelisted queries.
-TEST_F(DriverHca, DevxGeneralCommandsRunUnderTheDriversUid)
-{
-	ASSERT_TRUE(start());
-	result<u16> wl = driver::cmd::create_uctx(cmd(), 0), mine = driver::cmd::create_uctx(cmd(), 0);
-	ASSERT_TRUE(wl && mine);
-	ASSERT_NE(*wl, *mine);
-	auto hdr = [](u16 op, u16 op_mod, u16 forged_uid) {
-		std::vector<u8> in(16);
-		prm::set(in.data(), prm::mbox_in::opcode, op);
-		prm::set(in.data(), prm::mbox_in::op_mod, op_mod);
-		prm::set(in.data(), prm::mbox_in::uid, forged_uid);
-		return in;
-	};
-	std::vector<u8> out(16 + 4096);
-	// A context without DevX: the general caps, under the whitelist uid.
-	auto in = hdr(prm::op::query_hca_cap, prm::cap_type::general << 1 | prm::cap_mode::cur, 0x1234);
-	ASSERT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), u32(out.size())));
-	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *wl);
-	const u8 *gen = drv->cap(prm::cap_type::general, prm::cap_mode::cur);
-	EXPECT_EQ(prm::get(out.data() + 16, prm::cmd_hca_cap::log_max_qp), prm::get(gen, prm::cmd_hca_cap::log_max_qp));
-	in = hdr(prm::op::query_esw_functions, 0, 0);
-	EXPECT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), prm::query_esw_functions_out::size_bytes));
-	// ...with no whitelist uid, nothing; and no other command at all.
-	in = hdr(prm::op::query_hca_cap, 0, 0);
-	EXPECT_EQ(driver::devx::general(*drv, 0, 0, in.data(), 16, out.data(), 16).code(), errc::notsupp);
-	in = hdr(prm::op::nop, 0, *mine);
-	EXPECT_EQ(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), 16).code(), errc::inval);
-	// A DevX context: its own uid, the general list only.
-	in = hdr(prm::op::nop, 0, 0);
-	EXPECT_TRUE(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16));
-	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *mine);
-	for (u16 op : {prm::op::create_uctx, prm::op::create_cq, prm::op::manage_pages, prm::op::create_eq}) {
-		in = hdr(op, 0, 0);
-		EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::inval)
-			<< std::hex << op;
-	}
-	// The general range reaches the device, which answers for itself.
-	in = hdr(0xb01, 0, 0);
-	EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::remoteio);
-	EXPECT_EQ(prm::get(out.data(), prm::mbox_out::status), prm::cmd_stat::bad_op_err);
-	// Completion vectors name the comp EQs, and no more.
-	for (u32 v = 0; v < drv->num_comp_eqs(); v++) {
-		result<u32> eqn = driver::devx::query_eqn(*drv, v);
-		ASSERT_TRUE(eqn);
-		EXPECT_EQ(*eqn, drv->comp_eqn(v));
-	}
-	EXPECT_EQ(driver::devx::query_eqn(*drv, drv->num_comp_eqs()).error().code(), errc::noent);
-	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *mine));
-	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *wl));
 }

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "driver/devx_obj.h"
+
+#include "prm/cmd.h"
+#include "prm/cq.h"
+#include "prm/pd.h"
+#include "prm/q_counter.h"
+#include "prm/qp.h"
+
+namespace scx::driver::devx {
+
+namespace {
+
+namespace op = prm::op;
+
+// Where a number sits in a command or its output (at most 32 bits, never
+// across a dword: every PRM id field is so).
+struct loc {
+	u32 bit_off;
+	u32 bits;
+};
+template <u32 O, u32 B> constexpr loc at(prm::field<O, B>) { return {O, B}; }
+
+u32 read_loc(const u8 *p, loc l)
+{
+	u32 dw = load_be<u32>(p + l.bit_off / 32 * 4);
+	u32 shift = 32 - l.bits - l.bit_off % 32;
+	return l.bits == 32 ? dw : (dw >> shift) & ((1u << l.bits) - 1);
+}
+
+void write_loc(u8 *p, loc l, u32 v)
+{
+	u8 *d = p + l.bit_off / 32 * 4;
+	u32 shift = 32 - l.bits - l.bit_off % 32;
+	u32 mask = l.bits == 32 ? ~0u : ((1u << l.bits) - 1) << shift;
+	store_be<u32>(d, (load_be<u32>(d) & ~mask) | ((v << shift) & mask));
+}
+
+// What DEVX_OBJ_CREATE may make, and how each is destroyed. Others of
+// mlx5_ib's list either carry memory that cannot be put in a umem here
+// (SRQ, mkey) or are objects softcx does not have.
+struct kind {
+	u16 create, destroy;
+	loc out_id, destroy_id;
+};
+constexpr kind kinds[] = {
+	{op::create_cq, op::destroy_cq, at(prm::create_cq_out::cqn), at(prm::destroy_cq_in::cqn)},
+	{op::create_qp, op::destroy_qp, at(prm::create_qp_out::qpn), at(prm::destroy_qp_in::qpn)},
+	{op::alloc_pd, op::dealloc_pd, at(prm::alloc_pd_out::pd), at(prm::dealloc_pd_in::pd)},
+	{op::alloc_transport_domain, op::dealloc_transport_domain,
+	 at(prm::alloc_transport_domain_out::transport_domain),
+	 at(prm::dealloc_transport_domain_in::transport_domain)},
+	{op::alloc_q_counter, op::dealloc_q_counter, at(prm::alloc_q_counter_out::counter_set_id),
+	 at(prm::dealloc_q_counter_in::counter_set_id)},
+};
+
+// What DEVX_OBJ_MODIFY and _QUERY may send, and the object each names.
+struct use {
+	u16 opcode;
+	obj_method method;
+	u16 create;
+	loc id;
+};
+// Every QP command names its QP at the same place.
+constexpr loc qpn_at = at(prm::query_qp_in::qpn);
+constexpr use uses[] = {
+	{op::modify_cq, obj_method::modify, op::create_cq, at(prm::modify_cq_in::cqn)},
+	{op::rst2init_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::init2init_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::init2rtr_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::rtr2rts_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::rts2rts_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::sqerr2rts_qp, obj_method::modify, op::create_qp, qpn_at},
+	{op::qp_2err, obj_method::modify, op::create_qp, qpn_at},
+	{op::qp_2rst, obj_method::modify, op::create_qp, qpn_at},
+	{op::query_cq, obj_method::query, op::create_cq, at(prm::query_cq_in::cqn)},
+	{op::query_qp, obj_method::query, op::create_qp, qpn_at},
+	{op::query_q_counter, obj_method::query, op::alloc_q_counter, at(prm::query_q_counter_in::counter_set_id)},
+};
+
+const kind *kind_of(u16 create)
+{
+	for (const kind &k : kinds)
+		if (k.create == create)
+			return &k;
+	return nullptr;
+}
+
+const use *use_of(u16 opcode)
+{
+	for (const use &u : uses)
+		if (u.opcode == opcode)
+			return &u;
+	return nullptr;
+}
+
+template <u32 O, u32 B> bool set_in(u8 *in, u32 inlen, prm::field<O, B> f)
+{
+	if ((O + B + 7) / 8 > inlen)
+		return false;
+	prm::set(in, f, 1);
+	return true;
+}
+
+// The memory of a CQ or QP comes from the context's umems only (as
+// mlx5_ib forces it): a user's bus address would reach memory the user
+// did not register. false: the command is too short to say so.
+bool force_umem(u16 opcode, u8 *in, u32 inlen)
+{
+	switch (opcode) {
+	case op::create_cq:
+		return set_in(in, inlen, prm::create_cq_in::cq_umem_valid) &&
+		       set_in(prm::at(in, prm::create_cq_in::cq_context), prm::cqc::size_bytes, prm::cqc::dbr_umem_valid);
+	case op::modify_cq:
+		return set_in(in, inlen, prm::modify_cq_in::cq_umem_valid);
+	case op::create_qp:
+		return set_in(in, inlen, prm::create_qp_in::wq_umem_valid) &&
+		       set_in(prm::at(in, prm::create_qp_in::qpc), prm::qpc::size_bytes, prm::qpc::dbr_umem_valid);
+	default:
+		return true;
+	}
+}
+
+u16 opcode_of(const u8 *in) { return u16(prm::get(in, prm::mbox_in::opcode)); }
+
+} // namespace
+
+bool obj_cmd(obj_method m, u16 opcode)
+{
+	if (m == obj_method::create)
+		return kind_of(opcode) != nullptr;
+	const use *u = use_of(opcode);
+	return u && u->method == m;
+}
+
+u64 created_obj(const u8 *in, const u8 *out)
+{
+	const kind *k = kind_of(opcode_of(in));
+	return k ? obj_name(k->create, read_loc(out, k->out_id)) : 0;
+}
+
+u64 named_obj(const u8 *in)
+{
+	const use *u = use_of(opcode_of(in));
+	return u ? obj_name(u->create, read_loc(in, u->id)) : 0;
+}
+
+status obj_create(device &dev, u16 uid, u8 *in, u32 inlen, u8 *out, u32 outlen, u64 *name,
+		  obj_destroy_cmd *destroy)
+{
+	if (!uid || inlen < prm::mbox_in::size_bytes || outlen < prm::mbox_out::size_bytes)
+		return errc::inval;
+	u16 opcode = opcode_of(in);
+	const kind *k = kind_of(opcode);
+	if (!k || !force_umem(opcode, in, inlen))
+		return errc::inval;
+	prm::set(in, prm::mbox_in::uid, uid);
+	SCX_TRY(dev.cmd().exec(in, inlen, out, outlen, cmd_if::f_quiet));
+	u32 id = read_loc(out, k->out_id);
+	*name = obj_name(k->create, id);
+	*destroy = obj_destroy_cmd{};
+	prm::set(destroy->in, prm::mbox_in::opcode, k->destroy);
+	prm::set(destroy->in, prm::mbox_in::uid, uid);
+	write_loc(destroy->in, k->destroy_id, id);
+	return status::ok();
+}
+
+status obj_use(device &dev, u16 uid, obj_method m, u64 name, u8 *in, u32 inlen, u8 *out, u32 outlen)
+{
+	if (!uid || m == obj_method::create || inlen < prm::mbox_in::size_bytes ||
+	    outlen < prm::mbox_out::size_bytes)
+		return errc::inval;
+	u16 opcode = opcode_of(in);
+	if (!obj_cmd(m, opcode) || named_obj(in) != name || !force_umem(opcode, in, inlen))
+		return errc::inval;
+	prm::set(in, prm::mbox_in::uid, uid);
+	return dev.cmd().exec(in, inlen, out, outlen, cmd_if::f_quiet);
+}
+
+status obj_destroy(device &dev, const obj_destroy_cmd &d)
+{
+	u8 out[prm::mbox_out::size_bytes] = {};
+	return dev.cmd().exec(d.in, sizeof(d.in), out, sizeof(out), cmd_if::f_quiet);
+}
+
+} // namespace scx::driver::devx

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+// The DevX rules of the driver (driver/devx.h, driver/devx_obj.h) against
+// the real hca: which commands DEVX_OTHER and DEVX_OBJ carry, the uid each
+// runs under, memory forced into umems, and the destroy command an object
+// is created with.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "driver/commands.h"
+#include "driver/devx.h"
+#include "driver/devx_obj.h"
+#include "driver_hca_fixture.h"
+#include "prm/cmd.h"
+#include "prm/cq.h"
+#include "prm/hca_cap.h"
+#include "prm/vport.h"
+
+using namespace scx;
+using namespace driver_hca_test;
+
+// DEVX_OTHER's rules (driver/devx.h): the driver picks the uid, whatever the
+// caller wrote; a context without DevX reaches only the whitelisted queries.
+TEST_F(DriverHca, DevxGeneralCommandsRunUnderTheDriversUid)
+{
+	ASSERT_TRUE(start());
+	result<u16> wl = driver::cmd::create_uctx(cmd(), 0), mine = driver::cmd::create_uctx(cmd(), 0);
+	ASSERT_TRUE(wl && mine);
+	ASSERT_NE(*wl, *mine);
+	auto hdr = [](u16 op, u16 op_mod, u16 forged_uid) {
+		std::vector<u8> in(16);
+		prm::set(in.data(), prm::mbox_in::opcode, op);
+		prm::set(in.data(), prm::mbox_in::op_mod, op_mod);
+		prm::set(in.data(), prm::mbox_in::uid, forged_uid);
+		return in;
+	};
+	std::vector<u8> out(16 + 4096);
+	// A context without DevX: the general caps, under the whitelist uid.
+	auto in = hdr(prm::op::query_hca_cap, prm::cap_type::general << 1 | prm::cap_mode::cur, 0x1234);
+	ASSERT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), u32(out.size())));
+	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *wl);
+	const u8 *gen = drv->cap(prm::cap_type::general, prm::cap_mode::cur);
+	EXPECT_EQ(prm::get(out.data() + 16, prm::cmd_hca_cap::log_max_qp), prm::get(gen, prm::cmd_hca_cap::log_max_qp));
+	in = hdr(prm::op::query_esw_functions, 0, 0);
+	EXPECT_TRUE(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), prm::query_esw_functions_out::size_bytes));
+	// ...with no whitelist uid, nothing; and no other command at all.
+	in = hdr(prm::op::query_hca_cap, 0, 0);
+	EXPECT_EQ(driver::devx::general(*drv, 0, 0, in.data(), 16, out.data(), 16).code(), errc::notsupp);
+	in = hdr(prm::op::nop, 0, *mine);
+	EXPECT_EQ(driver::devx::general(*drv, 0, *wl, in.data(), 16, out.data(), 16).code(), errc::inval);
+	// A DevX context: its own uid, the general list only.
+	in = hdr(prm::op::nop, 0, 0);
+	EXPECT_TRUE(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16));
+	EXPECT_EQ(prm::get(in.data(), prm::mbox_in::uid), *mine);
+	for (u16 op : {prm::op::create_uctx, prm::op::create_cq, prm::op::manage_pages, prm::op::create_eq}) {
+		in = hdr(op, 0, 0);
+		EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::inval)
+			<< std::hex << op;
+	}
+	// The general range reaches the device, which answers for itself.
+	in = hdr(0xb01, 0, 0);
+	EXPECT_EQ(driver::devx::general(*drv, *mine, *wl, in.data(), 16, out.data(), 16).code(), errc::remoteio);
+	EXPECT_EQ(prm::get(out.data(), prm::mbox_out::status), prm::cmd_stat::bad_op_err);
+	// Completion vectors name the comp EQs, and no more.
+	for (u32 v = 0; v < drv->num_comp_eqs(); v++) {
+		result<u32> eqn = driver::devx::query_eqn(*drv, v);
+		ASSERT_TRUE(eqn);
+		EXPECT_EQ(*eqn, drv->comp_eqn(v));
+	}
+	EXPECT_EQ(driver::devx::query_eqn(*drv, drv->num_comp_eqs()).error().code(), errc::noent);
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *mine));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *wl));
+}
+
+// DEVX_OBJ (driver/devx_obj.h): a CQ a DevX context makes on its umems,
+// used through the handle that names it, and destroyed by the command
+// built when it was made.
+TEST_F(DriverHca, DevxObjectsLiveInUmemsAndDieByTheirOwnCommand)
+{
+	ASSERT_TRUE(start());
+	result<u16> u = driver::cmd::create_uctx(cmd(), 0), other = driver::cmd::create_uctx(cmd(), 0);
+	ASSERT_TRUE(u && other);
+	u64 ring_dma = 0;
+	u8 *ring = static_cast<u8 *>(plat.dma_alloc(2 * 4096, &ring_dma));
+	ASSERT_NE(ring, nullptr);
+	u64 pages[2] = {ring_dma, ring_dma + 4096};
+	result<u32> umem = driver::devx::create_umem(*drv, *u, 12, 0, pages, 2, true);
+	ASSERT_TRUE(umem);
+	result<u32> uar = driver::cmd::alloc_uar(cmd(), *u);
+	ASSERT_TRUE(uar);
+
+	// A CQ of 64 CQEs at the umem's start, its record in the second page.
+	// The command does not say the memory is in umems: the driver does.
+	std::vector<u8> in(prm::create_cq_in::size_bytes), out(prm::create_cq_out::size_bytes);
+	prm::set(in.data(), prm::mbox_in::opcode, prm::op::create_cq);
+	u8 *cqc = prm::at(in.data(), prm::create_cq_in::cq_context);
+	prm::set(cqc, prm::cqc::log_cq_size, 6);
+	prm::set(cqc, prm::cqc::uar_page, *uar);
+	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, drv->comp_eqn(0));
+	prm::set(cqc, prm::cqc::dbr_umem_id, *umem);
+	prm::set(cqc, prm::cqc::dbr_addr, 4096);
+	prm::set(in.data(), prm::create_cq_in::cq_umem_id, *umem);
+	u64 name = 0;
+	driver::devx::obj_destroy_cmd destroy;
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
+					     &destroy));
+	u32 cqn = u32(prm::get(out.data(), prm::create_cq_out::cqn));
+	EXPECT_EQ(name, driver::devx::obj_name(prm::op::create_cq, cqn));
+	EXPECT_EQ(prm::get(in.data(), prm::create_cq_in::cq_umem_valid), 1u);
+	EXPECT_EQ(prm::get(destroy.in, prm::destroy_cq_in::cqn), cqn);
+	EXPECT_EQ(prm::get(destroy.in, prm::mbox_in::uid), *u);
+
+	// Query through the handle that names it; a command naming another
+	// CQ, or a method that does not carry the command, is refused.
+	std::vector<u8> q(prm::query_cq_in::size_bytes), qo(prm::query_cq_out::size_bytes);
+	prm::set(q.data(), prm::mbox_in::opcode, prm::op::query_cq);
+	prm::set(q.data(), prm::query_cq_in::cqn, cqn);
+	EXPECT_TRUE(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					  qo.data(), u32(qo.size())));
+	EXPECT_EQ(prm::get(prm::at(qo.data(), prm::query_cq_out::cq_context), prm::cqc::log_cq_size), 6u);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name + 1, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::inval);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::modify, name, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::inval);
+	// Another context's uid may not reach it: the device says so.
+	EXPECT_EQ(driver::devx::obj_use(*drv, *other, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::remoteio);
+	EXPECT_EQ(prm::get(qo.data(), prm::mbox_out::status), prm::cmd_stat::bad_res_err);
+
+	// What may not be made through DEVX_OBJ, or not by a context without DevX.
+	for (u16 op : {prm::op::create_srq, prm::op::create_mkey, prm::op::create_uctx, prm::op::create_eq}) {
+		std::vector<u8> x(0x110);
+		prm::set(x.data(), prm::mbox_in::opcode, op);
+		EXPECT_EQ(driver::devx::obj_create(*drv, *u, x.data(), u32(x.size()), out.data(), u32(out.size()), &name,
+						   &destroy)
+				  .code(),
+			  errc::inval)
+			<< std::hex << op;
+	}
+	std::vector<u8> pd(16);
+	prm::set(pd.data(), prm::mbox_in::opcode, prm::op::alloc_pd);
+	EXPECT_EQ(driver::devx::obj_create(*drv, 0, pd.data(), 16, out.data(), 16, &name, &destroy).code(), errc::inval);
+
+	// The umem stays while the CQ is on it; the CQ's own command ends it.
+	EXPECT_EQ(driver::devx::destroy_umem(*drv, *u, *umem).code(), errc::inval); // BAD_RES_STATE
+	driver::devx::obj_destroy_cmd cq_destroy = destroy;
+	prm::set(pd.data(), prm::mbox_in::opcode, prm::op::alloc_pd);
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, pd.data(), 16, out.data(), 16, &name, &destroy));
+	EXPECT_EQ(name >> 32, prm::op::alloc_pd);
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, destroy));
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, cq_destroy));
+	EXPECT_TRUE(driver::devx::destroy_umem(*drv, *u, *umem));
+	EXPECT_TRUE(driver::cmd::dealloc_uar(cmd(), *uar, *u));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *u));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *other));
+	plat.dma_free(ring, 2 * 4096, ring_dma);
+}
