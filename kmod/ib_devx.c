@@ -18,6 +18,7 @@
 
 #define UVERBS_MODULE_NAME softcx_ib
 #include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_std_types.h>
 
 #include "ib_priv.h"
 
@@ -203,6 +204,159 @@ DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_UMEM,
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_REG),
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_DEREG));
 
+/* An object DEVX_OBJ_CREATE made, and the command that destroys it. */
+struct scx_devx_obj {
+	struct scx_drv *drv;
+	u64 name;
+	u8 destroy[SCX_DEVX_DESTROY_BYTES];
+};
+
+static u16 scx_attrs_uid(struct uverbs_attr_bundle *attrs)
+{
+	struct scx_ucontext *uc = rdma_udata_to_drv_context(&attrs->driver_udata, struct scx_ucontext, ibuc);
+
+	return uc ? uc->devx_uid : 0;
+}
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE);
+	void *in = uverbs_attr_get_alloced_ptr(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_IN);
+	int inlen = uverbs_attr_get_len(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_IN);
+	int outlen = uverbs_attr_get_len(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT);
+	u16 uid = scx_attrs_uid(attrs);
+	struct scx_devx_obj *obj;
+	void *out;
+	int err;
+
+	if (!uid)
+		return -EINVAL;
+	out = uverbs_zalloc(attrs, outlen);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->drv = to_drv(uobj->context->device);
+	err = scx_devx_obj_create(obj->drv, uid, in, inlen, out, outlen, &obj->name, obj->destroy);
+	if (err) {
+		kfree(obj);
+		/* The device's answer goes back with its mailbox. */
+		if (err == -EREMOTEIO)
+			uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, out, outlen);
+		return err;
+	}
+	uobj->object = obj;
+	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE);
+	err = uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, out, outlen);
+	return err;
+}
+
+static int scx_devx_obj_cleanup(struct ib_uobject *uobj, enum rdma_remove_reason why,
+				struct uverbs_attr_bundle *attrs)
+{
+	struct scx_devx_obj *obj = uobj->object;
+	int err = scx_devx_obj_destroy(obj->drv, obj->destroy);
+
+	/* Refused (a QP still on a CQ...): it stays, and so does what it holds. */
+	if (err && err != -EIO)
+		return err;
+	kfree(obj);
+	return 0;
+}
+
+/* The name of what a modify or query handle refers to; 0: nothing DevX may touch. */
+static u64 scx_devx_handle_name(struct ib_uobject *uobj)
+{
+	switch (uobj_get_object_id(uobj)) {
+	case MLX5_IB_OBJECT_DEVX_OBJ:
+		return ((struct scx_devx_obj *)uobj->object)->name;
+	case UVERBS_OBJECT_CQ:
+		return scx_devx_cq_name(container_of(uobj->object, struct scx_ibcq, ibcq)->cqn);
+	case UVERBS_OBJECT_QP:
+		return scx_devx_qp_name(((struct ib_qp *)uobj->object)->qp_num);
+	default:
+		return 0;
+	}
+}
+
+static int scx_devx_use_handle(struct uverbs_attr_bundle *attrs, int method, u16 handle, u16 cmd_in, u16 cmd_out)
+{
+	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs, handle);
+	void *in = uverbs_attr_get_alloced_ptr(attrs, cmd_in);
+	int inlen = uverbs_attr_get_len(attrs, cmd_in);
+	int outlen = uverbs_attr_get_len(attrs, cmd_out);
+	u16 uid = scx_attrs_uid(attrs);
+	u64 name;
+	void *out;
+	int err, err2;
+
+	if (!uid)
+		return -EINVAL;
+	name = scx_devx_handle_name(uobj);
+	if (!name)
+		return -EINVAL;
+	out = uverbs_zalloc(attrs, outlen);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	err = scx_devx_obj_use(to_drv(uobj->context->device), uid, method, name, in, inlen, out, outlen);
+	if (err && err != -EREMOTEIO)
+		return err;
+	err2 = uverbs_copy_to(attrs, cmd_out, out, outlen);
+	return err2 ?: err;
+}
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_MODIFY)(struct uverbs_attr_bundle *attrs)
+{
+	return scx_devx_use_handle(attrs, SCX_DEVX_MODIFY, MLX5_IB_ATTR_DEVX_OBJ_MODIFY_HANDLE,
+				   MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_IN, MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_OUT);
+}
+
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	return scx_devx_use_handle(attrs, SCX_DEVX_QUERY, MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE,
+				   MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN, MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT);
+}
+
+DECLARE_UVERBS_NAMED_METHOD(
+	MLX5_IB_METHOD_DEVX_OBJ_CREATE,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE, MLX5_IB_OBJECT_DEVX_OBJ, UVERBS_ACCESS_NEW,
+			UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_IN, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			   UA_MANDATORY, UA_ALLOC_AND_COPY),
+	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			    UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD_DESTROY(
+	MLX5_IB_METHOD_DEVX_OBJ_DESTROY,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_OBJ_DESTROY_HANDLE, MLX5_IB_OBJECT_DEVX_OBJ, UVERBS_ACCESS_DESTROY,
+			UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD(
+	MLX5_IB_METHOD_DEVX_OBJ_MODIFY,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_HANDLE, UVERBS_IDR_ANY_OBJECT, UVERBS_ACCESS_READ,
+			UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_IN, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			   UA_MANDATORY, UA_ALLOC_AND_COPY),
+	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_OBJ_MODIFY_CMD_OUT, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			    UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD(
+	MLX5_IB_METHOD_DEVX_OBJ_QUERY,
+	UVERBS_ATTR_IDR(MLX5_IB_ATTR_DEVX_OBJ_QUERY_HANDLE, UVERBS_IDR_ANY_OBJECT, UVERBS_ACCESS_READ,
+			UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_IN, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			   UA_MANDATORY, UA_ALLOC_AND_COPY),
+	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_OBJ_QUERY_CMD_OUT, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
+			    UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_OBJ,
+			    UVERBS_TYPE_ALLOC_IDR(scx_devx_obj_cleanup),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_CREATE),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_DESTROY),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_MODIFY),
+			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OBJ_QUERY));
+
 DECLARE_UVERBS_NAMED_METHOD(
 	MLX5_IB_METHOD_DEVX_OTHER,
 	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_OTHER_CMD_IN, UVERBS_ATTR_MIN_SIZE(SCX_DEVX_HDR_BYTES),
@@ -226,6 +380,7 @@ static bool scx_devx_supported(struct ib_device *ib)
 
 const struct uapi_definition scx_devx_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_OBJ, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
 	{},
 };

@@ -3,6 +3,9 @@
 #include "driver/c_drv.h"
 #include "driver/commands.h"
 #include "driver/devx.h"
+#include "driver/devx_obj.h"
+#include "prm/cmd.h"
+#include "softcx/verbs.h"
 
 using namespace scx;
 
@@ -53,5 +56,38 @@ int scx_devx_destroy_umem(struct scx_drv *drv, uint16_t uid, uint32_t id)
 {
 	return driver::devx::destroy_umem(drv->dev, uid, id).to_errno();
 }
+
+int scx_devx_obj_create(struct scx_drv *drv, uint16_t uid, void *in, uint32_t inlen, void *out, uint32_t outlen,
+			uint64_t *name, uint8_t *destroy)
+{
+	driver::devx::obj_destroy_cmd d;
+	static_assert(sizeof(d.in) == SCX_DEVX_DESTROY_BYTES);
+	status s = driver::devx::obj_create(drv->dev, uid, static_cast<u8 *>(in), inlen, static_cast<u8 *>(out),
+					    outlen, name, &d);
+	if (s)
+		copy_bytes(destroy, d.in, sizeof(d.in));
+	return s.to_errno();
+}
+
+int scx_devx_obj_use(struct scx_drv *drv, uint16_t uid, int method, uint64_t name, void *in, uint32_t inlen,
+		     void *out, uint32_t outlen)
+{
+	if (method != SCX_DEVX_MODIFY && method != SCX_DEVX_QUERY)
+		return -int(errc::inval);
+	auto m = method == SCX_DEVX_MODIFY ? driver::devx::obj_method::modify : driver::devx::obj_method::query;
+	return driver::devx::obj_use(drv->dev, uid, m, name, static_cast<u8 *>(in), inlen, static_cast<u8 *>(out),
+				     outlen)
+		.to_errno();
+}
+
+int scx_devx_obj_destroy(struct scx_drv *drv, const uint8_t *destroy)
+{
+	driver::devx::obj_destroy_cmd d;
+	copy_bytes(d.in, destroy, sizeof(d.in));
+	return driver::devx::obj_destroy(drv->dev, d).to_errno();
+}
+
+uint64_t scx_devx_cq_name(uint32_t cqn) { return driver::devx::obj_name(prm::op::create_cq, cqn); }
+uint64_t scx_devx_qp_name(uint32_t qpn) { return driver::devx::obj_name(prm::op::create_qp, qpn); }
 
 } // extern "C"

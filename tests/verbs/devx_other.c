@@ -35,6 +35,15 @@
  *                      DESTROY_UMEM; memory that is not mapped: EFAULT; a
  *                      umem left registered goes when the context closes
  *                      (one more DESTROY_UMEM)
+ *   devx_obj_verbs     DEVX_OBJ query and modify on verbs objects of the
+ *                      context: QUERY_CQ through the CQ's handle gives its
+ *                      size, naming another CQ is EINVAL; QUERY_QP shows
+ *                      RESET, 2ERR through the QP's handle moves it to ERR
+ *   devx_obj_cq        a CQ made with DEVX_OBJ on two umems (ring, record),
+ *                      queried through its object; its umem cannot go
+ *                      while it lives; destroyed: DESTROY_CQ, then the
+ *                      umems go; CREATE_SRQ through DEVX_OBJ: EINVAL
+ *   devx_obj_close     a DevX CQ and its umems left at close: all destroyed
  * Without DevX, also:
  *   umem_needs_devx    mlx5dv_devx_umem_reg: EINVAL, the device not asked
  */
@@ -55,11 +64,24 @@
 #define OP_QUERY_ESW_FUNCTIONS 0x740
 #define OP_QUERY_VPORT_STATE 0x750
 #define OP_NOP 0x80d
+#define OP_DESTROY_CQ 0x401
+#define OP_QUERY_CQ 0x402
+#define OP_CREATE_SRQ 0x700
+#define OP_QUERY_QP 0x50b
+#define OP_QP_2ERR 0x507
 #define OP_CREATE_UMEM 0xa08
 #define OP_DESTROY_UMEM 0xa0a
 #define STATUS_BAD_OUTP_LEN 0x51
 #define CAP_OUT_BYTES (16 + 4096)
 #define ESW_OUT_BYTES 0x80
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v & 0xff;
+}
 
 static void put_be16(uint8_t *p, uint16_t v)
 {
@@ -398,6 +420,175 @@ out:
 		ibv_dealloc_pd(pd);
 }
 
+/* Layouts (mlx5_ifc.h; rdma-core's for the umem fields). */
+#define CQC 0x10		/* cq_context in create_cq_in / query_cq_out */
+#define QPC_OUT 0x18		/* qpc in query_qp_out */
+
+/* Bits [bit_off, +width) of a big-endian layout set to v (one dword). */
+static void prm_put(uint8_t *p, unsigned int bit_off, unsigned int width, uint32_t v)
+{
+	uint8_t *d = p + bit_off / 32 * 4;
+	uint32_t dw = (uint32_t)d[0] << 24 | d[1] << 16 | d[2] << 8 | d[3];
+	unsigned int shift = 32 - width - bit_off % 32;
+	uint32_t mask = width == 32 ? ~0u : ((1u << width) - 1) << shift;
+
+	put_be32(d, (dw & ~mask) | ((v << shift) & mask));
+}
+
+static int query_cq(struct ibv_cq *cq, uint32_t cqn, uint8_t *out, size_t outlen)
+{
+	uint8_t in[16];
+
+	hdr(in, OP_QUERY_CQ, 0);
+	prm_put(in, 0x48, 24, cqn);
+	return mlx5dv_devx_cq_query(cq, in, sizeof(in), out, outlen);
+}
+
+/* Query and modify through verbs objects' handles; *uar the CQ's UAR. */
+static void devx_obj_verbs(struct ibv_context *ctx, uint32_t *uar)
+{
+	static uint8_t out[0x110];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct mlx5dv_cq dcq = {};
+	struct mlx5dv_obj o = { .cq = { cq, &dcq } };
+	struct ibv_qp *qp = NULL;
+	uint8_t in[16];
+	char why[160] = "";
+	int err, state0 = -1, state1 = -1;
+	bool ok;
+
+	qa.send_cq = qa.recv_cq = cq;
+	if (pd && cq)
+		qp = ibv_create_qp(pd, &qa);
+	ok = qp && !mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ);
+	if (!ok)
+		snprintf(why, sizeof(why), "setup: %s", strerror(errno));
+	err = ok ? query_cq(cq, dcq.cqn, out, sizeof(out)) : 0;
+	if (ok && (err || out[0] || 1u << prm_get(out + CQC, 0x63, 5) != dcq.cqe_cnt)) {
+		ok = false;
+		snprintf(why, sizeof(why), "QUERY_CQ: %s, status 0x%x, log_cq_size %u, cqe_cnt %u", strerror(err),
+			 out[0], prm_get(out + CQC, 0x63, 5), dcq.cqe_cnt);
+	}
+	*uar = prm_get(out + CQC, 0x68, 24);
+	err = ok ? query_cq(cq, dcq.cqn + 1, out, sizeof(out)) : EINVAL;
+	if (ok && err != EINVAL) {
+		ok = false;
+		snprintf(why, sizeof(why), "QUERY_CQ of another CQ through this one: %s", strerror(err));
+	}
+	if (ok) {
+		hdr(in, OP_QUERY_QP, 0);
+		prm_put(in, 0x48, 24, qp->qp_num);
+		err = mlx5dv_devx_qp_query(qp, in, sizeof(in), out, sizeof(out));
+		state0 = err ? -1 : (int)prm_get(out + QPC_OUT, 0, 4);
+		hdr(in, OP_QP_2ERR, 0);
+		prm_put(in, 0x48, 24, qp->qp_num);
+		err = err ?: mlx5dv_devx_qp_modify(qp, in, sizeof(in), out, 16);
+		hdr(in, OP_QUERY_QP, 0);
+		prm_put(in, 0x48, 24, qp->qp_num);
+		err = err ?: mlx5dv_devx_qp_query(qp, in, sizeof(in), out, sizeof(out));
+		state1 = err ? -1 : (int)prm_get(out + QPC_OUT, 0, 4);
+		/* qpc state: 0 RESET, 6 ERR */
+		ok = !err && state0 == 0 && state1 == 6;
+		if (!ok)
+			snprintf(why, sizeof(why), "QP: %s, state %d then %d", strerror(err), state0, state1);
+	}
+	vt_result("devx_obj_verbs", ok, "cqn 0x%x, uar %u, qp state %d -> %d %s", dcq.cqn, *uar, state0, state1, why);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
+/* A CQ of 64 CQEs on umem ring, its record at the start of umem rec. */
+static struct mlx5dv_devx_obj *devx_cq(struct ibv_context *ctx, uint32_t uar, uint32_t eqn, uint32_t ring,
+				       uint32_t rec, uint32_t *cqn)
+{
+	uint8_t in[0x110] = {}, out[16] = {};
+	struct mlx5dv_devx_obj *obj;
+
+	put_be16(in, 0x400); /* CREATE_CQ */
+	prm_put(in + CQC, 0x63, 5, 6);
+	prm_put(in + CQC, 0x68, 24, uar);
+	prm_put(in + CQC, 0xa0, 32, eqn);
+	prm_put(in + CQC, 0x20, 32, rec);   /* dbr_umem_id */
+	prm_put(in, 0x2c0, 32, ring);       /* cq_umem_id */
+	obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	*cqn = obj ? prm_get(out, 0x48, 24) : 0;
+	return obj;
+}
+
+static const uint16_t cq_destroy[] = { OP_DESTROY_CQ };
+
+static void devx_obj_cq(struct ibv_context *ctx, const char *dbg, uint32_t uar)
+{
+	static uint8_t ring[4096] __attribute__((aligned(4096))), rec[4096] __attribute__((aligned(4096)));
+	struct mlx5dv_devx_umem *r = mlx5dv_devx_umem_reg(ctx, ring, sizeof(ring), IBV_ACCESS_LOCAL_WRITE);
+	struct mlx5dv_devx_umem *d = mlx5dv_devx_umem_reg(ctx, rec, sizeof(rec), IBV_ACCESS_LOCAL_WRITE);
+	struct mlx5dv_devx_obj *cq = NULL, *srq;
+	uint8_t in[0x110] = {}, out[0x110];
+	uint32_t eqn = 0, cqn = 0, rid = r ? r->umem_id : 0, did = d ? d->umem_id : 0;
+	long long d0 = cmd_count(dbg, cq_destroy, 1);
+	char why[160] = "";
+	int err = 0;
+	bool ok = r && d && !mlx5dv_devx_query_eqn(ctx, 0, &eqn);
+
+	if (!ok)
+		snprintf(why, sizeof(why), "umems/eqn: %s", strerror(errno));
+	if (ok && !(cq = devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))) {
+		ok = false;
+		snprintf(why, sizeof(why), "CREATE_CQ: %s", strerror(errno));
+	}
+	if (ok) {
+		hdr(in, OP_QUERY_CQ, 0);
+		prm_put(in, 0x48, 24, cqn);
+		err = mlx5dv_devx_obj_query(cq, in, 16, out, sizeof(out));
+		ok = !err && !out[0] && prm_get(out + CQC, 0x63, 5) == 6;
+		if (!ok)
+			snprintf(why, sizeof(why), "QUERY_CQ: %s, status 0x%x", strerror(err), out[0]);
+	}
+	/* Its ring's umem stays while it lives. */
+	if (ok && !mlx5dv_devx_umem_dereg(r)) {
+		ok = false;
+		r = NULL;
+		snprintf(why, sizeof(why), "the ring's umem went under its CQ");
+	}
+	err = cq ? mlx5dv_devx_obj_destroy(cq) : 0;
+	if (ok && (err || cmd_count(dbg, cq_destroy, 1) != d0 + 1)) {
+		ok = false;
+		snprintf(why, sizeof(why), "destroy: %s", strerror(err));
+	}
+	if (ok && (mlx5dv_devx_umem_dereg(r) || mlx5dv_devx_umem_dereg(d))) {
+		ok = false;
+		snprintf(why, sizeof(why), "umems after the CQ: %s", strerror(errno));
+	}
+	memset(in, 0, sizeof(in));
+	put_be16(in, OP_CREATE_SRQ);
+	errno = 0;
+	srq = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 16);
+	if (ok && (srq || errno != EINVAL)) {
+		ok = false;
+		snprintf(why, sizeof(why), "CREATE_SRQ: %s", srq ? "made" : strerror(errno));
+	}
+	vt_result("devx_obj_cq", ok, "cqn 0x%x on umems %u/%u %s", cqn, rid, did, why);
+}
+
+/* A DevX CQ and its umems left for close; returns the DESTROY_CQ count. */
+static long long devx_obj_leave(struct ibv_context *ctx, const char *dbg, uint32_t uar)
+{
+	static uint8_t ring[4096] __attribute__((aligned(4096))), rec[4096] __attribute__((aligned(4096)));
+	struct mlx5dv_devx_umem *r = mlx5dv_devx_umem_reg(ctx, ring, sizeof(ring), IBV_ACCESS_LOCAL_WRITE);
+	struct mlx5dv_devx_umem *d = mlx5dv_devx_umem_reg(ctx, rec, sizeof(rec), IBV_ACCESS_LOCAL_WRITE);
+	uint32_t eqn = 0, cqn = 0;
+
+	if (!r || !d || mlx5dv_devx_query_eqn(ctx, 0, &eqn) || !devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))
+		return -1;
+	return cmd_count(dbg, cq_destroy, 1);
+}
+
 static int devx_mode(const char *dev, const char *dbg, int gidx)
 {
 	int err;
@@ -411,11 +602,20 @@ static int devx_mode(const char *dev, const char *dbg, int gidx)
 	devx_general(ctx, dbg);
 	query_eqn(ctx, dbg);
 	devx_verbs_write(ctx, gidx);
-	long long left = -1, gone;
+	long long left = -1, gone, cq_left, cq_gone;
+	uint32_t uar = 0;
 	devx_umem(ctx, dbg, &left);
+	devx_obj_verbs(ctx, &uar);
+	devx_obj_cq(ctx, dbg, uar);
+	cq_left = devx_obj_leave(ctx, dbg, uar);
+	left = cmd_count(dbg, umem_destroy, 1);
 	ibv_close_device(ctx);
 	gone = cmd_count(dbg, umem_destroy, 1);
-	vt_result("devx_umem_close", left >= 0 && gone == left + 1, "DESTROY_UMEM %lld -> %lld at close", left, gone);
+	cq_gone = cmd_count(dbg, cq_destroy, 1);
+	/* At close: the CQ, then its two umems and the one devx_umem left. */
+	vt_result("devx_umem_close", left >= 0 && gone == left + 3, "DESTROY_UMEM %lld -> %lld at close", left, gone);
+	vt_result("devx_obj_close", cq_left >= 0 && cq_gone == cq_left + 1, "DESTROY_CQ %lld -> %lld at close",
+		  cq_left, cq_gone);
 	return vt_failures ? 1 : 0;
 }
 

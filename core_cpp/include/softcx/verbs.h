@@ -256,6 +256,24 @@ int scx_devx_query_eqn(struct scx_drv *drv, uint32_t vector, uint32_t *eqn);
 int scx_devx_create_umem(struct scx_drv *drv, uint16_t uid, uint32_t page_shift, uint32_t page_offset,
 			 const uint64_t *pages, uint32_t npages, bool writable, uint32_t *id);
 int scx_devx_destroy_umem(struct scx_drv *drv, uint16_t uid, uint32_t id);
+/*
+ * DEVX_OBJ of a DevX context (uid): create runs `in` (checked, its memory
+ * forced into umems, uid stamped) and on success gives the object's name
+ * and the 16-byte command that destroys it; use runs a modify
+ * (SCX_DEVX_MODIFY) or query (SCX_DEVX_QUERY) on the object called
+ * `name`. 0; -EREMOTEIO with `out` holding the device's status; -EINVAL
+ * for a command the method does not carry; another errno.
+ */
+#define SCX_DEVX_DESTROY_BYTES 16
+enum { SCX_DEVX_MODIFY = 1, SCX_DEVX_QUERY = 2 };
+int scx_devx_obj_create(struct scx_drv *drv, uint16_t uid, void *in, uint32_t inlen, void *out, uint32_t outlen,
+			uint64_t *name, uint8_t *destroy);
+int scx_devx_obj_use(struct scx_drv *drv, uint16_t uid, int method, uint64_t name, void *in, uint32_t inlen,
+		     void *out, uint32_t outlen);
+int scx_devx_obj_destroy(struct scx_drv *drv, const uint8_t *destroy);
+/* The name DEVX_OBJ gives a verbs CQ or QP (a handle to modify or query). */
+uint64_t scx_devx_cq_name(uint32_t cqn);
+uint64_t scx_devx_qp_name(uint32_t qpn);
 
 #ifdef __cplusplus
 }
