@@ -26,6 +26,11 @@
 #include "iommu.h"
 
 static struct scx_ib_settings scx_settings;
+
+bool scx_ib_devx_granted(void)
+{
+	return scx_settings.devx;
+}
 static LIST_HEAD(scx_ibdevs);
 static DEFINE_MUTEX(scx_ibdevs_lock);
 

@@ -378,9 +378,22 @@ static bool scx_devx_supported(struct ib_device *ib)
 	return to_sdev(ib)->devx_whitelist_uid != 0;
 }
 
+/*
+ * The objects only DevX contexts use are offered only when contexts may
+ * be DevX ones (devx=1): otherwise a caller gets EPROTONOSUPPORT, as from
+ * a device without DevX, and libmlx5 and its users take it as absent
+ * (mlx5dv_create_mkey, say, instead of failing with EINVAL).
+ */
+static bool scx_devx_ctx_objs_supported(struct ib_device *ib)
+{
+	return scx_devx_supported(ib) && scx_ib_devx_granted();
+}
+
 const struct uapi_definition scx_devx_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
-	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_OBJ, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
-	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_OBJ,
+				      UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_ctx_objs_supported)),
+	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_UMEM,
+				      UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_ctx_objs_supported)),
 	{},
 };

@@ -247,6 +247,8 @@ extern const struct uapi_definition scx_devx_defs[];
 int scx_devx_init(struct scx_ibdev *sdev);
 void scx_devx_cleanup(struct scx_ibdev *sdev);
 void scx_devx_destroy_ctx_uid(struct scx_ucontext *uc);
+/* ib.c: whether user contexts may be DevX contexts (the devx parameter). */
+bool scx_ib_devx_granted(void);
 struct rdma_hw_stats *scx_alloc_hw_port_stats(struct ib_device *ib, u32 port);
 int scx_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port, int index);
 struct rdma_hw_stats *scx_counter_alloc_stats(struct rdma_counter *counter);

@@ -45,7 +45,10 @@
  *                      umems go; CREATE_SRQ through DEVX_OBJ: EINVAL
  *   devx_obj_close     a DevX CQ and its umems left at close: all destroyed
  * Without DevX, also:
- *   umem_needs_devx    mlx5dv_devx_umem_reg: EINVAL, the device not asked
+ *   umem_needs_devx    mlx5dv_devx_umem_reg: EPROTONOSUPPORT (with DevX
+ *                      contexts not granted, the UMEM and OBJ objects are
+ *                      not offered, as on a device without DevX), the
+ *                      device not asked
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -294,7 +297,7 @@ static void umem_needs_devx(struct ibv_context *ctx, const char *dbg)
 
 	errno = 0;
 	u = mlx5dv_devx_umem_reg(ctx, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	vt_result("umem_needs_devx", !u && errno == EINVAL && cmd_count(dbg, umem_create, 1) == before, "%s",
+	vt_result("umem_needs_devx", !u && errno == EPROTONOSUPPORT && cmd_count(dbg, umem_create, 1) == before, "%s",
 		  u ? "registered" : strerror(errno));
 	if (u)
 		mlx5dv_devx_umem_dereg(u);
