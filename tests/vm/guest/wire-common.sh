@@ -62,8 +62,9 @@ done
 ping -6 -c1 -W2 fd09::$peer >/dev/null 2>&1
 
 # one NAME SERVER CMD...: SERVER (a or b) runs CMD as the server; the other
-# guest runs it as the client of the server's IPv4 address, again while the
-# server is not listening yet (said in the result). Each side reports NAME:
+# guest runs it as the client of the server's IPv4 address once the server
+# listens (serve), again if its connect is refused all the same (said in
+# the result). Each side reports NAME:
 # its own exit status, and its last results line (with ONE_LOG_ONLY set,
 # only to the log). ONE_TIMEOUT: the client's limit in seconds (120).
 # perftest gives up when its clock calibration is too noisy (TCG), on one
@@ -85,7 +86,7 @@ one() {
 		noisy=$((noisy + 1))
 	done
 	out=$(grep -E 'Mbit/sec|^ *[0-9]+ +[0-9]+ +[0-9.]+' <<<"$RUN_OUT" | tail -1 | tr -s ' \t' ' ')
-	[ "$ONE_CONNECTS" = 0 ] || note+=("connect retried ${ONE_CONNECTS}x: server not listening yet")
+	[ "$ONE_CONNECTS" = 0 ] || note+=("connect retried ${ONE_CONNECTS}x though the server listened")
 	[ $noisy = 0 ] || note+=("run ${noisy}x again: perftest clock calibration")
 	[ ${#note[@]} = 0 ] || out="$out [$(IFS=';'; echo "${note[*]}")]"
 	if [ -n "${ONE_LOG_ONLY:-}" ]; then
@@ -110,32 +111,77 @@ one_cm() {
 }
 
 # one_cms NAME SERVER 'SERVER CMD' 'CLIENT CMD': an rdma_cm exchange, each
-# side's command line whole (split at spaces); the client again while the
-# server does not listen yet (said in the result).
+# side's command line whole (split at spaces). The client starts once the
+# server listens (serve); it is run again if its connect is refused all
+# the same (said in the result).
 one_cms() {
 	local name=$1 server=$2 rc=0 try=0 cmd
 	if [ "$role" = "$server" ]; then
 		read -r -a cmd <<<"$3"
-		run_t 150 "${cmd[@]}" || rc=$?
+		serve 150 "${cmd[@]}" || rc=$?
 	else
 		read -r -a cmd <<<"$4"
 		for ((try = 0; try < 20; try++)); do
+			[ $try != 0 ] || await_server || { rc=$?; break; }
 			rc=0
 			run_t 120 "${cmd[@]}" || rc=$?
-			# Not listening yet: the CM's REQ is rejected.
+			# Refused: the CM's REQ is rejected.
 			[ $rc != 0 ] && [[ $RUN_OUT == *REJECTED* || $RUN_OUT == *"rdma_connect"* ||
 				$RUN_OUT == *refused* || $RUN_OUT == *UNREACHABLE* ]] || break
 			sleep 1
 		done
 	fi
 	local note=
-	[ $try = 0 ] || note=" [connect retried ${try}x: server not listening yet]"
+	[ $try = 0 ] || note=" [connect retried ${try}x though the server listened]"
 	if [ $rc = 0 ]; then
 		result "$name" PASS "$role:$dev ok$note"
 	else
 		result "$name" FAIL "$role: exit $rc$note"
 		echo "$RUN_OUT" | tail -5
 	fi
+}
+
+# listening PID COMM: true once process PID (command COMM) listens, within
+# 30 s: an rdma_cm id of COMM in LISTEN on some device (rdma res), or a
+# TCP socket of COMM (ss). False at once if PID has ended.
+listening() {
+	local pid=$1 comm=${2:0:15} i
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		rdma res show cm_id 2>/dev/null | grep 'state LISTEN' |
+			grep -qE "comm $comm( |\$)" && return 0
+		ss -Hltnp 2>/dev/null | grep -qF "((\"$comm\"" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# serve SECS CMD...: the server's side of an exchange. CMD runs in the
+# background with a limit of SECS; once it listens the peer is told
+# (agree), so the client never meets a server not listening yet: a
+# perftest -R client that did crashed in librdmacm handling the REJ, and
+# its retry hung. RUN_OUT and the status as run_t gives them.
+serve() {
+	local secs=$1 rc=0 pid down=0
+	shift
+	echo "+ $* (serving)" >&2
+	timeout "$secs" "$@" >/tmp/serve.out 2>&1 &
+	pid=$!
+	listening $pid "${1##*/}" || down=1
+	[ $down = 0 ] || echo "+ not listening: $1" >&2
+	agree $down || :
+	wait $pid || rc=$?
+	RUN_OUT=$(</tmp/serve.out)
+	[ -z "$RUN_OUT" ] || printf '%s\n' "$RUN_OUT" >&2
+	[ $rc = 0 ] || echo "+ exit status $rc" >&2
+	return $rc
+}
+
+# await_server: the client's side of serve(): false (RUN_OUT says why)
+# when the peer's server never listened.
+await_server() {
+	agree 0 && { RUN_OUT="the peer's server did not listen"; return 1; }
+	return 0
 }
 
 # agree MINE: this side's word (1: run it again) to the peer, the peer's
@@ -162,23 +208,21 @@ agree() {
 }
 
 # one_run CMD...: one run of one()'s exchange on this side ($server's
-# role); RUN_OUT its output, ONE_CONNECTS the client's connect retries.
+# role); RUN_OUT its output, ONE_CONNECTS the client's connect retries
+# (none expected: the client starts once the server listens).
 one_run() {
 	local rc=0 try tmo=${ONE_TIMEOUT:-120}
 	ONE_CONNECTS=0
 	if [ "$role" = "$server" ]; then
-		run_t $((tmo + 30)) "$@" || rc=$?
+		serve $((tmo + 30)) "$@" || rc=$?
 		return $rc
 	fi
-	# perftest -R's client can crash in librdmacm handling the REJ of a
-	# server not listening yet (seen once, and the run after it hung):
-	# the server gets a head start, the retry stays for a slower one.
-	[[ " $* " != *" -R "* ]] || sleep 2
+	await_server || return
 	for ((try = 0; try < 30; try++)); do
 		rc=0
 		run_t "$tmo" "$@" 10.9.0.$peer || rc=$?
-		# Not listening yet: TCP refused, or (perftest -R) the CM's REQ
-		# rejected ("Unexpected CM event ... 8", 8 being REJECTED).
+		# Refused: TCP, or (perftest -R) the CM's REQ rejected
+		# ("Unexpected CM event ... 8", 8 being REJECTED).
 		[ $rc != 0 ] && [[ $RUN_OUT == *"Couldn't connect"* || $RUN_OUT == *REJECTED* ||
 			$RUN_OUT == *"Unable to perform rdma_client function"* ]] || break
 		sleep 1
@@ -186,4 +230,3 @@ one_run() {
 	ONE_CONNECTS=$try
 	return $rc
 }
-

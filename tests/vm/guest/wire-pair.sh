@@ -72,7 +72,9 @@ if [ "$role" = a ]; then
 	r0=$(dev_rx_pkts "$dev")
 	qperf >/tmp/qperf-srv.log 2>&1 &
 	qpid=$!
-	agree 0 || : # serving
+	down=0
+	listening $qpid qperf || down=1
+	agree $down || : # serving
 	agree 0 || : # the client is done
 	kill $qpid 2>/dev/null
 	wait $qpid 2>/dev/null
@@ -83,10 +85,12 @@ if [ "$role" = a ]; then
 		result wire_cm_qperf FAIL "a: $dev took $((r1 - r0)) packets"
 	fi
 else
-	agree 0 || : # serving
-	sleep 1
 	rc=0
-	run_t 120 qperf -cm1 10.9.0.1 -t 2 -m 4096 -nr 16 rc_bw rc_lat rc_rdma_read_bw || rc=$?
+	if await_server; then
+		run_t 120 qperf -cm1 10.9.0.1 -t 2 -m 4096 -nr 16 rc_bw rc_lat rc_rdma_read_bw || rc=$?
+	else
+		rc=1
+	fi
 	agree 0 || : # done
 	figs=$(grep -E '^ *(bw|latency) *=' <<<"$RUN_OUT" | tr -s ' ' | tr '\n' ';')
 	if [ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$RUN_OUT")" = 3 ]; then
