@@ -127,6 +127,13 @@ static void scx_srq_event(void *ctx, u32 srqn, u8 event_type)
 	kdev->srq_event(kdev->port_event_ctx, srqn, event_type);
 }
 
+static void scx_user_event(void *ctx, u64 key, const u8 *eqe)
+{
+	struct scx_kdev *kdev = ctx;
+
+	kdev->user_event(kdev->port_event_ctx, key, eqe);
+}
+
 void scx_hca_link(struct scx_kdev *kdev, bool up)
 {
 	scx_hca_set_link(kdev->hca, up);
@@ -358,6 +365,8 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	kdev->qp_event = p->qp_event;
 	dp.srq_event = p->srq_event ? scx_srq_event : NULL;
 	kdev->srq_event = p->srq_event;
+	dp.user_event = p->user_event ? scx_user_event : NULL;
+	kdev->user_event = p->user_event;
 	kdev->port_event_ctx = p->port_event_ctx;
 	kdev->fatal = p->fatal;
 	kdev->health_poll_ms = p->health_poll_ms ?: 1000;

@@ -28,6 +28,8 @@ enum scx_obj_type {
 	SCX_OBJ_SRQ,
 	SCX_OBJ_AH,
 	SCX_OBJ_MW,
+	SCX_OBJ_UAR,	/* UAR objects (MLX5_IB_OBJECT_UAR) */
+	SCX_OBJ_DEVX_SUB,	/* DevX event subscriptions */
 	SCX_OBJ_MAX,
 };
 
@@ -84,6 +86,7 @@ struct scx_kdev {
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
+	void (*user_event)(void *ctx, u64 key, const u8 *eqe);
 	void *port_event_ctx;
 	/* The firmware's pulse, polled every health_poll_ms */
 	struct delayed_work health_work;
@@ -117,12 +120,14 @@ struct scx_kdev_params {
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type);
 	/* SRQ async events (hardirq; PRM event type); may be NULL. */
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type);
+	/* EQEs DevX subscribers may want (hardirq; the driver's key); may be NULL. */
+	void (*user_event)(void *ctx, u64 key, const u8 *eqe);
 	/*
 	 * The firmware died (process context, the health poll): the driver is
 	 * in its internal-error state; tell the users and recover. May be NULL.
 	 */
 	void (*fatal)(void *ctx);
-	void *port_event_ctx;	/* ctx of all four */
+	void *port_event_ctx;	/* ctx of all five */
 	unsigned int health_poll_ms;	/* 0: 1000 */
 	unsigned int cmd_timeout_ms;
 	bool cmd_polling;

@@ -209,13 +209,19 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	mutex_init(&uc->dyn_lock);
 	mutex_init(&uc->dbrec_lock);
 	INIT_LIST_HEAD(&uc->dbrec_pages);
-	err = scx_alloc_uars(uc, total / 2);
+	/*
+	 * A lib that takes dynamic UARs (MLX5_LIB_CAP_DYN_UAR) gets no static
+	 * page: it allocates UAR objects for its QPs and CQs, and the NC page
+	 * mlx5dv_devx_alloc_uar hands out.
+	 */
+	if (!(req.lib_caps & MLX5_LIB_CAP_DYN_UAR))
+		err = scx_alloc_uars(uc, total / 2);
 	if (err)
 		goto err_uars;
 
 	resp.qp_tab_size = a.max_qp;
 	resp.bf_reg_size = 0;
-	resp.tot_bfregs = total;
+	resp.tot_bfregs = uc->num_uars ? total : 0;
 	/* Pages the lib may add with mmap(MLX5_IB_MMAP_ALLOC_WC), two bfregs each */
 	resp.num_dyn_bfregs = SCX_DYN_UAR_PAGES * 2;
 	resp.cache_line_size = cache_line_size();
@@ -518,6 +524,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
 	scx_uar_rearm_init(sdev);
+	scx_devx_events_init(sdev);
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	memcpy(p.mac, ndev->dev_addr, ETH_ALEN);
@@ -526,6 +533,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 	p.port_event = scx_port_event;
 	p.qp_event = scx_qp_event;
 	p.srq_event = scx_srq_event;
+	p.user_event = scx_devx_dispatch;
 	p.fatal = scx_fatal;
 	p.port_event_ctx = sdev;
 	sdev->link_up = p.link_up;

@@ -98,6 +98,23 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_QUERY_EQN)(struct uverbs_attr_bund
 	return uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_QUERY_EQN_DEV_EQN, &eqn, sizeof(eqn));
 }
 
+/* DEVX_QUERY_UAR: the hca's index of a bfreg's page (mlx5dv_devx_alloc_uar). */
+static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_QUERY_UAR)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_ucontext *ibuc = ib_uverbs_get_ucontext(attrs);
+	u32 bfreg, uar;
+	int err;
+
+	if (IS_ERR(ibuc))
+		return PTR_ERR(ibuc);
+	if (uverbs_copy_from(&bfreg, attrs, MLX5_IB_ATTR_DEVX_QUERY_UAR_USER_IDX))
+		return -EFAULT;
+	err = scx_uar_of_bfreg(container_of(ibuc, struct scx_ucontext, ibuc), bfreg, &uar);
+	if (err)
+		return err;
+	return uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_QUERY_UAR_DEV_IDX, &uar, sizeof(uar));
+}
+
 /* A DevX UMEM: pinned user memory the device knows by id. */
 struct scx_devx_umem {
 	struct ib_umem *umem;
@@ -204,13 +221,6 @@ DECLARE_UVERBS_NAMED_OBJECT(MLX5_IB_OBJECT_DEVX_UMEM,
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_REG),
 			    &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_UMEM_DEREG));
 
-/* An object DEVX_OBJ_CREATE made, and the command that destroys it. */
-struct scx_devx_obj {
-	struct scx_drv *drv;
-	u64 name;
-	u8 destroy[SCX_DEVX_DESTROY_BYTES];
-};
-
 static u16 scx_attrs_uid(struct uverbs_attr_bundle *attrs)
 {
 	struct scx_ucontext *uc = rdma_udata_to_drv_context(&attrs->driver_udata, struct scx_ucontext, ibuc);
@@ -238,6 +248,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(struct uverbs_attr_bun
 	if (!obj)
 		return -ENOMEM;
 	obj->drv = to_drv(uobj->context->device);
+	INIT_LIST_HEAD(&obj->subs);
 	err = scx_devx_obj_create(obj->drv, uid, in, inlen, out, outlen, &obj->name, obj->destroy);
 	if (err) {
 		kfree(obj);
@@ -261,12 +272,13 @@ static int scx_devx_obj_cleanup(struct ib_uobject *uobj, enum rdma_remove_reason
 	/* Refused (a QP still on a CQ...): it stays, and so does what it holds. */
 	if (err && err != -EIO)
 		return err;
+	scx_devx_obj_subs_drop(to_sdev(uobj->context->device), &obj->subs);
 	kfree(obj);
 	return 0;
 }
 
 /* The name of what a modify or query handle refers to; 0: nothing DevX may touch. */
-static u64 scx_devx_handle_name(struct ib_uobject *uobj)
+u64 scx_devx_handle_name(struct ib_uobject *uobj)
 {
 	switch (uobj_get_object_id(uobj)) {
 	case MLX5_IB_OBJECT_DEVX_OBJ:
@@ -369,9 +381,15 @@ DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_QUERY_EQN_USER_VEC, UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
 	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_QUERY_EQN_DEV_EQN, UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
 
+DECLARE_UVERBS_NAMED_METHOD(
+	MLX5_IB_METHOD_DEVX_QUERY_UAR,
+	UVERBS_ATTR_PTR_IN(MLX5_IB_ATTR_DEVX_QUERY_UAR_USER_IDX, UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
+	UVERBS_ATTR_PTR_OUT(MLX5_IB_ATTR_DEVX_QUERY_UAR_DEV_IDX, UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
+
 DECLARE_UVERBS_GLOBAL_METHODS(MLX5_IB_OBJECT_DEVX,
 			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_OTHER),
-			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_QUERY_EQN));
+			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_QUERY_EQN),
+			      &UVERBS_METHOD(MLX5_IB_METHOD_DEVX_QUERY_UAR));
 
 static bool scx_devx_supported(struct ib_device *ib)
 {
@@ -384,12 +402,14 @@ static bool scx_devx_supported(struct ib_device *ib)
  * a device without DevX, and libmlx5 and its users take it as absent
  * (mlx5dv_create_mkey, say, instead of failing with EINVAL).
  */
-static bool scx_devx_ctx_objs_supported(struct ib_device *ib)
+bool scx_devx_ctx_objs_supported(struct ib_device *ib)
 {
 	return scx_devx_supported(ib) && scx_ib_devx_granted();
 }
 
 const struct uapi_definition scx_devx_defs[] = {
+	UAPI_DEF_CHAIN(scx_uar_obj_defs),
+	UAPI_DEF_CHAIN(scx_devx_event_defs),
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX, UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_supported)),
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(MLX5_IB_OBJECT_DEVX_OBJ,
 				      UAPI_DEF_IS_OBJ_SUPPORTED(scx_devx_ctx_objs_supported)),

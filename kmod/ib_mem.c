@@ -321,12 +321,15 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = ib_copy_from_udata(&ucmd, udata, min(udata->inlen, sizeof(ucmd)));
 	if (err)
 		return err;
-	if (ucmd.cqe_comp_en || ucmd.flags)
+	if (ucmd.cqe_comp_en || (ucmd.flags & ~MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
 		return -EOPNOTSUPP;
 	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) || (ucmd.buf_addr & ~PAGE_MASK) ||
 	    (ucmd.db_addr & 7))
 		return -EINVAL;
-	err = scx_verbs_query_device(to_drv(ibcq->device), &a);
+	err = scx_uar_of_create(uc, ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX, false,
+				ucmd.uar_page_index, &p.uar_index);
+	if (!err)
+		err = scx_verbs_query_device(to_drv(ibcq->device), &a);
 	if (err)
 		return err;
 	if (attr->cqe < 1 || attr->cqe > a.max_cqe)
@@ -343,7 +346,6 @@ int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	p.log_size = ilog2(entries);
 	p.cqe_size = ucmd.cqe_size;
-	p.uar_index = uc->uar_index[0];
 	p.uid = uc->devx_uid;
 	p.comp_vector = attr->comp_vector;
 	p.page_shift = PAGE_SHIFT;

@@ -3,6 +3,7 @@
 #ifndef SOFTCX_IB_PRIV_H
 #define SOFTCX_IB_PRIV_H
 
+#include <linux/hashtable.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -16,6 +17,9 @@
 #define SCX_MMAP_CMD_SHIFT 8
 /* UAR pages a context may add after creation (mmap MLX5_IB_MMAP_ALLOC_WC) */
 #define SCX_DYN_UAR_PAGES 8
+/* mmap commands of driver objects' pages (mlx5: 9-255), UAR objects here */
+#define SCX_MMAP_OBJ_FIRST 9
+#define SCX_MMAP_OBJ_LAST 255
 /* A send WQE basic block (WQEBB). */
 #define SCX_SEND_WQE_BB 64
 
@@ -30,6 +34,9 @@ struct scx_ibdev {
 	struct xarray srqs;	/* srqn -> scx_srq, the same for SRQs */
 	u32 port_counter_set;	/* the port's Q counter set (ib_counters.c) */
 	u16 devx_whitelist_uid;	/* ib_devx.c; 0: none */
+	/* DevX event subscriptions by key (ib_devx_event.c), RCU readers */
+	DECLARE_HASHTABLE(devx_subs, 6);
+	struct mutex devx_sub_lock;	/* adding and removing subscriptions */
 	/* UAR doorbell traps waiting to be re-armed (ib_uar.c) */
 	spinlock_t rearm_lock;
 	struct list_head rearm_list;
@@ -73,6 +80,7 @@ struct scx_dbrec_page {
 struct scx_uar_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	struct scx_uar *uar;
+	unsigned int slot;	/* in scx_ucontext.entries */
 };
 
 struct scx_pd {
@@ -147,6 +155,12 @@ void scx_mmap_free(struct rdma_user_mmap_entry *entry);
 void scx_disassociate_ucontext(struct ib_ucontext *ibuc);
 void scx_uar_rearm_init(struct scx_ibdev *sdev);
 bool scx_uar_trapping(void);
+struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset);
+void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue);
+int scx_uar_of_page(struct scx_ucontext *uc, u32 page_id, u32 *uar);
+int scx_uar_of_bfreg(struct scx_ucontext *uc, u32 bfreg, u32 *uar);
+/* ib_uar_obj.c: MLX5_IB_OBJECT_UAR */
+extern const struct uapi_definition scx_uar_obj_defs[];
 
 static inline struct scx_ibdev *to_sdev(struct ib_device *ib)
 {
@@ -221,6 +235,7 @@ int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_a
 		   struct ib_udata *udata);
 int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
+int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar);
 
 /* ib_kverbs.c */
 int scx_create_kcq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr);
@@ -243,7 +258,22 @@ int scx_counters_init(void);
 int scx_counters_add(struct scx_ibdev *sdev);
 
 /* ib_devx.c */
+/* An object DEVX_OBJ_CREATE made, and the command that destroys it. */
+struct scx_devx_obj {
+	struct scx_drv *drv;
+	u64 name;
+	u8 destroy[SCX_DEVX_DESTROY_BYTES];
+	struct list_head subs;	/* event subscriptions on it (ib_devx_event.c) */
+};
+
 extern const struct uapi_definition scx_devx_defs[];
+bool scx_devx_ctx_objs_supported(struct ib_device *ib);
+u64 scx_devx_handle_name(struct ib_uobject *uobj);
+/* ib_devx_event.c */
+extern const struct uapi_definition scx_devx_event_defs[];
+void scx_devx_events_init(struct scx_ibdev *sdev);
+void scx_devx_dispatch(void *ctx, u64 key, const u8 *eqe);
+void scx_devx_obj_subs_drop(struct scx_ibdev *sdev, struct list_head *obj_subs);
 int scx_devx_init(struct scx_ibdev *sdev);
 void scx_devx_cleanup(struct scx_ibdev *sdev);
 void scx_devx_destroy_ctx_uid(struct scx_ucontext *uc);

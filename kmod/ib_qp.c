@@ -14,7 +14,8 @@
  * capabilities (softcx has none), mlx5_ib drops both flags and the data
  * goes to the buffers, so softcx does the same (UCX asks for it).
  */
-#define SCX_QP_FLAGS_OK (MLX5_QP_FLAG_SCATTER_CQE | MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
+#define SCX_QP_FLAGS_OK (MLX5_QP_FLAG_SCATTER_CQE | MLX5_QP_FLAG_ALLOW_SCATTER_CQE | \
+			 MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_UAR_PAGE_INDEX)
 
 /*
  * What libmlx5's create command asks of the queues, against the device's
@@ -27,7 +28,8 @@ static int scx_uqp_check(const struct ib_qp_init_attr *init, const struct mlx5_i
 {
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (ucmd->flags & ~SCX_QP_FLAGS_OK)
+	if ((ucmd->flags & ~SCX_QP_FLAGS_OK) ||
+	    ((ucmd->flags & MLX5_QP_FLAG_BFREG_INDEX) && (ucmd->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX)))
 		return -EINVAL;
 	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
 	    cap->max_send_sge > a->max_send_sge || cap->max_recv_sge > a->max_recv_sge ||
@@ -44,6 +46,24 @@ static int scx_uqp_check(const struct ib_qp_init_attr *init, const struct mlx5_i
 	return 0;
 }
 
+/*
+ * The UAR page a user QP or CQ rings: the one its create names (a UAR
+ * object's, or a dynamic bfreg's), which must be the context's own, else
+ * the context's first static page (a context with dynamic UARs only has
+ * none: it must name one).
+ */
+int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar)
+{
+	if (by_page)
+		return scx_uar_of_page(uc, id, uar);
+	if (by_bfreg)
+		return scx_uar_of_bfreg(uc, id, uar);
+	if (!uc->num_uars)
+		return -EINVAL;
+	*uar = uc->uar_index[0];
+	return 0;
+}
+
 /* The QP's queues as libmlx5 laid them out in its buffer. */
 static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_init_attr *init,
 			   const struct mlx5_ib_create_qp *ucmd, struct scx_ucontext *uc,
@@ -57,7 +77,6 @@ static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_in
 		p->has_srq = 1;
 		p->srqn = init->srq->ext.xrc.srq_num;
 	}
-	p->uar_index = uc->uar_index[0];
 	p->user_index = ucmd->uidx;
 	p->sq_wqebbs = ucmd->sq_wqe_count;
 	p->rq_wqes = ucmd->rq_wqe_count;
@@ -93,6 +112,10 @@ static int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, stru
 	if (err)
 		return err;
 	err = scx_uqp_check(init, &ucmd, &a);
+	if (!err)
+		err = scx_uar_of_create(uc, ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX,
+					ucmd.flags & MLX5_QP_FLAG_BFREG_INDEX, ucmd.bfreg_index,
+					&p.uar_index);
 	if (err)
 		return err;
 	bytes = ((u64)ucmd.rq_wqe_count << ucmd.rq_wqe_shift) +

@@ -457,8 +457,12 @@ static const struct vm_operations_struct scx_uar_vm_ops = {
 	.fault = scx_uar_fault,
 };
 
-/* UAR page `slot` of the context: a UAR of the hca, mappable at index slot. */
-static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
+/*
+ * UAR page `slot` of the context: a UAR of the hca. A static or legacy
+ * dynamic page is mappable at index slot; a UAR object's (ranged) at an
+ * offset of the mlx5 range for driver objects (commands 9-255).
+ */
+static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot, bool ranged)
 {
 	struct scx_kdev *kdev = to_sdev(uc->ibuc.device)->kdev;
 	struct scx_drv *drv = to_drv(uc->ibuc.device);
@@ -480,6 +484,7 @@ static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
 	INIT_LIST_HEAD(&e->maps);
 	e->ibdev = uc->ibuc.device;
 	ue->uar = e;
+	ue->slot = slot;
 	uc->uar_index[slot] = 0;
 	err = scx_verbs_alloc_uar(drv, uc->devx_uid, &uc->uar_index[slot]);
 	if (!err) {
@@ -488,11 +493,16 @@ static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
 		e->page = scx_kdev_uar_page(kdev, e->index);
 		err = e->page ? 0 : -ENOMEM;
 	}
-	if (!err)
+	if (!err && ranged)
+		err = rdma_user_mmap_entry_insert_range(&uc->ibuc, &ue->rdma_entry, PAGE_SIZE,
+							SCX_MMAP_OBJ_FIRST << 16,
+							(SCX_MMAP_OBJ_LAST << 16) + 0xffff);
+	else if (!err)
 		err = rdma_user_mmap_entry_insert_exact(&uc->ibuc, &ue->rdma_entry, PAGE_SIZE, slot);
 	if (err) {
 		if (uc->uar_index[slot])
 			scx_verbs_dealloc_uar(drv, uc->uar_index[slot]);
+		uc->uar_index[slot] = 0;
 		kfree(ue);
 		kfree(e);
 		return err;
@@ -501,12 +511,110 @@ static int scx_uar_slot_new(struct scx_ucontext *uc, unsigned int slot)
 	return 0;
 }
 
+/*
+ * A UAR object's page (MLX5_IB_OBJECT_UAR): in a free slot after the
+ * legacy dynamic ones. Its mmap offset as libmlx5 passes it to mmap().
+ */
+struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset)
+{
+	struct scx_uar_entry *ue = NULL;
+	unsigned int slot;
+	u64 pgoff;
+	int err = -ENOMEM;
+
+	mutex_lock(&uc->dyn_lock);
+	for (slot = uc->num_uars + SCX_DYN_UAR_PAGES; slot < SCX_MAX_USER_UARS; slot++) {
+		if (uc->entries[slot])
+			continue;
+		err = scx_uar_slot_new(uc, slot, true);
+		if (!err)
+			ue = uc->entries[slot];
+		break;
+	}
+	mutex_unlock(&uc->dyn_lock);
+	if (!ue)
+		return ERR_PTR(err);
+	/* The command in bits 8-15, the index's low byte below, its high above. */
+	pgoff = ue->rdma_entry.start_pgoff;
+	*mmap_offset = ((((pgoff & 0xffff) >> 8) << 16) | ((pgoff >> 16) & 0xff) << 8 |
+			(pgoff & 0xff)) << PAGE_SHIFT;
+	return ue;
+}
+
+/*
+ * Free a slot's page now: no mapping reaches the page any more (later
+ * faults get the dummy page), and the hca's UAR goes back. QPs and CQs
+ * that named it keep working: which page rings a doorbell is only a hint
+ * to the device (the doorbell record is the truth).
+ */
+static void scx_uar_slot_free(struct scx_ucontext *uc, unsigned int slot)
+{
+	struct scx_uar_entry *ue = uc->entries[slot];
+	struct scx_uar *e = ue->uar;
+
+	down_write(&e->dead_sem);
+	e->dead = true;
+	up_write(&e->dead_sem);
+	scx_uar_zap(e, false);
+	rdma_user_mmap_entry_remove(&ue->rdma_entry);
+	scx_verbs_dealloc_uar(to_drv(uc->ibuc.device), uc->uar_index[slot]);
+	uc->uar_index[slot] = 0;
+	uc->entries[slot] = NULL;
+}
+
+void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue)
+{
+	mutex_lock(&uc->dyn_lock);
+	scx_uar_slot_free(uc, ue->slot);
+	mutex_unlock(&uc->dyn_lock);
+}
+
+/*
+ * The UAR a create names (MLX5_QP_FLAG_UAR_PAGE_INDEX, the CQ's
+ * UAR_PAGE_INDEX): one of the context's own pages, by its hca index.
+ */
+int scx_uar_of_page(struct scx_ucontext *uc, u32 page_id, u32 *uar)
+{
+	unsigned int slot;
+	int err = -EINVAL;
+
+	mutex_lock(&uc->dyn_lock);
+	for (slot = 0; slot < SCX_MAX_USER_UARS; slot++) {
+		if (uc->entries[slot] && uc->uar_index[slot] == page_id) {
+			*uar = page_id;
+			err = 0;
+			break;
+		}
+	}
+	mutex_unlock(&uc->dyn_lock);
+	return err;
+}
+
+/*
+ * The hca index of the page holding dynamic bfreg `bfreg`, as
+ * DEVX_QUERY_UAR and MLX5_QP_FLAG_BFREG_INDEX count them: two a page,
+ * from the first legacy dynamic page (mmap MLX5_IB_MMAP_ALLOC_WC) on.
+ */
+int scx_uar_of_bfreg(struct scx_ucontext *uc, u32 bfreg, u32 *uar)
+{
+	unsigned int slot = uc->num_uars + bfreg / 2;
+	int err = -EINVAL;
+
+	mutex_lock(&uc->dyn_lock);
+	if (bfreg / 2 < SCX_DYN_UAR_PAGES && uc->entries[slot]) {
+		*uar = uc->uar_index[slot];
+		err = 0;
+	}
+	mutex_unlock(&uc->dyn_lock);
+	return err;
+}
+
 int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
 {
 	int err;
 
 	while (uc->num_uars < count) {
-		err = scx_uar_slot_new(uc, uc->num_uars);
+		err = scx_uar_slot_new(uc, uc->num_uars, false);
 		if (err)
 			return err;
 		uc->num_uars++;
@@ -527,7 +635,7 @@ static int scx_uar_dyn_add(struct scx_ucontext *uc, unsigned long n, unsigned lo
 		return -EINVAL;
 	mutex_lock(&uc->dyn_lock);
 	if (!uc->entries[uc->num_uars + n])
-		err = scx_uar_slot_new(uc, uc->num_uars + n);
+		err = scx_uar_slot_new(uc, uc->num_uars + n, false);
 	mutex_unlock(&uc->dyn_lock);
 	*index = uc->num_uars + n;
 	return err;
@@ -539,6 +647,8 @@ int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	/* mlx5's offset: command in bits 8-15, index below and from bit 16 */
 	unsigned long cmd = (vma->vm_pgoff >> SCX_MMAP_CMD_SHIFT) & 0xff;
 	unsigned long index = vma->vm_pgoff & 0xff;
+	/* The index's high byte is in bits 16-23 (the "extended" index). */
+	unsigned long ext = index | ((vma->vm_pgoff >> 16) & 0xff) << 8;
 	struct rdma_user_mmap_entry *entry;
 	struct scx_uar *e;
 	struct scx_uar_map *m;
@@ -551,14 +661,18 @@ int scx_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	case MLX5_IB_MMAP_ALLOC_WC:
 		break;
 	default:
-		return -EINVAL;
+		if (cmd < SCX_MMAP_OBJ_FIRST)
+			return -EINVAL;
+		break;
 	}
 	if (vma->vm_end - vma->vm_start != PAGE_SIZE || !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
-	if (cmd == MLX5_IB_MMAP_ALLOC_WC) {
-		err = scx_uar_dyn_add(uc, index | (vma->vm_pgoff >> 16) << 8, &index);
+	if (cmd >= SCX_MMAP_OBJ_FIRST) {
+		index = cmd << 16 | ext; /* a UAR object's page */
+	} else if (cmd == MLX5_IB_MMAP_ALLOC_WC) {
+		err = scx_uar_dyn_add(uc, ext, &index);
 		if (err)
 			return err;
 	} else if (index >= uc->num_uars) {
@@ -619,6 +733,7 @@ void scx_free_uars(struct scx_ucontext *uc)
 			continue;
 		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
 		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
+		uc->uar_index[i] = 0;
 		uc->entries[i] = NULL;
 	}
 	uc->num_uars = 0;

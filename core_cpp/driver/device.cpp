@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "driver/device.h"
 
+#include "driver/devx_event.h"
 #include "lib/new.h"
 #include "prm/cmd.h"
 #include "prm/cq.h"
@@ -313,6 +314,8 @@ void device::eq_event(eq &q, const u8 *e)
 	case et::comp: {
 		u32 cqn = u32(prm::get(d, prm::comp_event::cq_number));
 		core_cq *cq = cqs_.get(cqn);
+		if (!cq && q.index() != 0 && user_event(e))
+			return;
 		if (!cq || q.index() == 0) {
 			if (cq)
 				cq_table::put(cq);
@@ -333,6 +336,7 @@ void device::eq_event(eq &q, const u8 *e)
 			       i32(u32(prm::get(d, prm::pages_req_event::num_pages))));
 		return;
 	case et::port_change:
+		user_event(e);
 		if (cfg_.port_event)
 			cfg_.port_event(cfg_.ctx, u8(prm::get(d, prm::port_state_change_event::port_num)), sub);
 		return;
@@ -348,6 +352,7 @@ void device::eq_event(eq &q, const u8 *e)
 			bogus_.fetch_add(1, mo::relaxed);
 			return;
 		}
+		user_event(e);
 		if (cfg_.qp_event)
 			cfg_.qp_event(cfg_.ctx, u32(prm::get(d, prm::eqe_qp_srq::number)), type);
 		return;
@@ -363,7 +368,8 @@ void device::eq_event(eq &q, const u8 *e)
 		scx_env_log(SCX_LOG_WARN, "%s: CQ error on CQN 0x%x, syndrome 0x%x", cfg_.name, cqn, synd);
 		core_cq *cq = cqs_.get(cqn);
 		if (!cq) {
-			bogus_.fetch_add(1, mo::relaxed);
+			if (!user_event(e))
+				bogus_.fetch_add(1, mo::relaxed);
 			return;
 		}
 		if (cq->event)
@@ -376,6 +382,17 @@ void device::eq_event(eq &q, const u8 *e)
 			cfg_.async_event(cfg_.ctx, type, sub, d);
 		return;
 	}
+}
+
+// Hands an EQE to DevX subscribers (their glue looks the key up); false
+// if none may want it.
+bool device::user_event(const u8 *e)
+{
+	u64 key = devx::eqe_event_key(e);
+	if (!key || !cfg_.user_event)
+		return false;
+	cfg_.user_event(cfg_.ctx, key, e);
+	return true;
 }
 
 void device::eq_batch_done(eq &q)

@@ -34,6 +34,10 @@ struct device_config {
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type) = nullptr;
 	// Any other async event (QP/SRQ/WQ errors...; hardirq). data: eqe::event_data.
 	void (*async_event)(void *ctx, u8 type, u8 sub_type, const u8 *data) = nullptr;
+	// An EQE DevX subscribers may wait for (hardirq): key as
+	// devx::eqe_event_key gives it. Completions and CQ errors come here
+	// only for CQs the driver does not know (DevX CQs).
+	void (*user_event)(void *ctx, u64 key, const u8 *eqe) = nullptr;
 };
 
 class device {
@@ -95,6 +99,7 @@ private:
 	static void on_batch_done(void *ctx, eq &q);
 	void eq_event(eq &q, const u8 *eqe);
 	void eq_batch_done(eq &q);
+	bool user_event(const u8 *eqe);
 
 	status function_setup();
 	status set_caps();

@@ -3,6 +3,7 @@
 #include "driver/c_drv.h"
 #include "driver/commands.h"
 #include "driver/devx.h"
+#include "driver/devx_event.h"
 #include "driver/devx_obj.h"
 #include "prm/cmd.h"
 #include "softcx/verbs.h"
@@ -89,5 +90,7 @@ int scx_devx_obj_destroy(struct scx_drv *drv, const uint8_t *destroy)
 
 uint64_t scx_devx_cq_name(uint32_t cqn) { return driver::devx::obj_name(prm::op::create_cq, cqn); }
 uint64_t scx_devx_qp_name(uint32_t qpn) { return driver::devx::obj_name(prm::op::create_qp, qpn); }
+bool scx_devx_event_valid(uint64_t name, uint16_t type) { return driver::devx::event_valid(name, type); }
+uint64_t scx_devx_event_key(uint8_t type, uint64_t name) { return driver::devx::event_key(type, name); }
 
 } // extern "C"

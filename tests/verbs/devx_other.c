@@ -78,20 +78,6 @@
 #define CAP_OUT_BYTES (16 + 4096)
 #define ESW_OUT_BYTES 0x80
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v & 0xff;
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
 /* A result name with the mode's prefix ("" or "devx_"). */
 static const char *pfx = "";
 
@@ -105,48 +91,10 @@ static const char *named(const char *base)
 	return n;
 }
 
-/* Bits [bit_off, bit_off + width) of a big-endian PRM layout, width <= 32. */
-static uint32_t prm_get(const uint8_t *p, unsigned int bit_off, unsigned int width)
-{
-	uint64_t v = 0;
-	unsigned int i, first = bit_off / 8, last = (bit_off + width - 1) / 8;
-
-	for (i = first; i <= last; i++)
-		v = v << 8 | p[i];
-	v >>= 7 - (bit_off + width - 1) % 8;
-	return v & ((1ull << width) - 1);
-}
-
-static void hdr(uint8_t *in, uint16_t opcode, uint16_t op_mod)
-{
-	memset(in, 0, 16);
-	put_be16(in, opcode);
-	put_be16(in + 6, op_mod);
-}
-
-static struct ibv_context *devx_open(const char *dev, int *err)
-{
-	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	*err = ENODEV;
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev)) {
-			errno = 0;
-			c = mlx5dv_open_device(list[i], &attr);
-			*err = c ? 0 : errno;
-		}
-	if (list)
-		ibv_free_device_list(list);
-	return c;
-}
-
 static void devx_ctx_refused(const char *dev)
 {
 	int err;
-	struct ibv_context *c = devx_open(dev, &err);
+	struct ibv_context *c = vt_devx_open(dev, &err);
 
 	if (c)
 		ibv_close_device(c);
@@ -163,20 +111,20 @@ static void hca_cap(struct ibv_context *ctx)
 	int err;
 
 	/* op_mod: cap type general (0) << 1 | current (1). */
-	hdr(in, OP_QUERY_HCA_CAP, 1);
+	vt_hdr(in, OP_QUERY_HCA_CAP, 1);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
 	if (err || ibv_query_device(ctx, &da)) {
 		vt_result(named("hca_cap_general"), false, "%s", strerror(err ?: errno));
 	} else {
 		/* cmd_hca_cap.log_max_qp: bit 0x9b, 5 bits; the caps at byte 16. */
-		log_max_qp = prm_get(out + 16, 0x9b, 5);
+		log_max_qp = vt_prm_get(out + 16, 0x9b, 5);
 		vt_result(named("hca_cap_general"), out[0] == 0 && da.max_qp == 1 << log_max_qp,
 			  "status %u, log_max_qp %u, max_qp %d", out[0], log_max_qp, da.max_qp);
 	}
 	memset(out, 0, 16);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 16);
 	vt_result(named("hca_cap_short_out"), err == EREMOTEIO && out[0] == STATUS_BAD_OUTP_LEN,
-		  "%s, status 0x%x, syndrome 0x%x", strerror(err), out[0], prm_get(out, 0x20, 32));
+		  "%s, status 0x%x, syndrome 0x%x", strerror(err), out[0], vt_prm_get(out, 0x20, 32));
 }
 
 static void esw_functions(struct ibv_context *ctx)
@@ -185,11 +133,11 @@ static void esw_functions(struct ibv_context *ctx)
 	int err;
 
 	memset(out, 0xff, sizeof(out));
-	hdr(in, OP_QUERY_ESW_FUNCTIONS, 0);
+	vt_hdr(in, OP_QUERY_ESW_FUNCTIONS, 0);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
 	/* host_params_context at byte 0x10: host_num_of_vfs bits 0x10..0x1f. */
-	vt_result("esw_functions", !err && out[0] == 0 && prm_get(out + 0x10, 0x10, 16) == 0,
-		  "%s, status 0x%x, num_of_vfs %u", strerror(err), out[0], prm_get(out + 0x10, 0x10, 16));
+	vt_result("esw_functions", !err && out[0] == 0 && vt_prm_get(out + 0x10, 0x10, 16) == 0,
+		  "%s, status 0x%x, num_of_vfs %u", strerror(err), out[0], vt_prm_get(out + 0x10, 0x10, 16));
 }
 
 /* How many commands of these opcodes the driver sent (debugfs cmd_stats). */
@@ -229,7 +177,7 @@ static void not_whitelisted(struct ibv_context *ctx, const char *dbg)
 		int err;
 
 		memset(in, 0, sizeof(in));
-		hdr(in, ops[i], 0);
+		vt_hdr(in, ops[i], 0);
 		err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
 		if (err != EINVAL) {
 			ok = false;
@@ -356,13 +304,13 @@ static void devx_general(struct ibv_context *ctx, const char *dbg)
 	long long before = cmd_count(dbg, nop, 1), after;
 	int err;
 
-	hdr(in, OP_NOP, 0);
+	vt_hdr(in, OP_NOP, 0);
 	err = mlx5dv_devx_general_cmd(ctx, in, 16, out, 16);
 	after = cmd_count(dbg, nop, 1);
 	vt_result("devx_general_nop", !err && out[0] == 0 && after == before + 1, "%s, status 0x%x; NOPs %lld -> %lld",
 		  strerror(err), out[0], before, after);
 	memset(in, 0, sizeof(in));
-	hdr(in, OP_CREATE_CQ, 0);
+	vt_hdr(in, OP_CREATE_CQ, 0);
 	err = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
 	vt_result("devx_not_general", err == EINVAL, "CREATE_CQ: %s", strerror(err));
 }
@@ -424,26 +372,15 @@ out:
 }
 
 /* Layouts (mlx5_ifc.h; rdma-core's for the umem fields). */
-#define CQC 0x10		/* cq_context in create_cq_in / query_cq_out */
+#define CQC VT_CQC
 #define QPC_OUT 0x18		/* qpc in query_qp_out */
-
-/* Bits [bit_off, +width) of a big-endian layout set to v (one dword). */
-static void prm_put(uint8_t *p, unsigned int bit_off, unsigned int width, uint32_t v)
-{
-	uint8_t *d = p + bit_off / 32 * 4;
-	uint32_t dw = (uint32_t)d[0] << 24 | d[1] << 16 | d[2] << 8 | d[3];
-	unsigned int shift = 32 - width - bit_off % 32;
-	uint32_t mask = width == 32 ? ~0u : ((1u << width) - 1) << shift;
-
-	put_be32(d, (dw & ~mask) | ((v << shift) & mask));
-}
 
 static int query_cq(struct ibv_cq *cq, uint32_t cqn, uint8_t *out, size_t outlen)
 {
 	uint8_t in[16];
 
-	hdr(in, OP_QUERY_CQ, 0);
-	prm_put(in, 0x48, 24, cqn);
+	vt_hdr(in, OP_QUERY_CQ, 0);
+	vt_prm_put(in, 0x48, 24, cqn);
 	return mlx5dv_devx_cq_query(cq, in, sizeof(in), out, outlen);
 }
 
@@ -469,29 +406,29 @@ static void devx_obj_verbs(struct ibv_context *ctx, uint32_t *uar)
 	if (!ok)
 		snprintf(why, sizeof(why), "setup: %s", strerror(errno));
 	err = ok ? query_cq(cq, dcq.cqn, out, sizeof(out)) : 0;
-	if (ok && (err || out[0] || 1u << prm_get(out + CQC, 0x63, 5) != dcq.cqe_cnt)) {
+	if (ok && (err || out[0] || 1u << vt_prm_get(out + CQC, 0x63, 5) != dcq.cqe_cnt)) {
 		ok = false;
 		snprintf(why, sizeof(why), "QUERY_CQ: %s, status 0x%x, log_cq_size %u, cqe_cnt %u", strerror(err),
-			 out[0], prm_get(out + CQC, 0x63, 5), dcq.cqe_cnt);
+			 out[0], vt_prm_get(out + CQC, 0x63, 5), dcq.cqe_cnt);
 	}
-	*uar = prm_get(out + CQC, 0x68, 24);
+	*uar = vt_prm_get(out + CQC, 0x68, 24);
 	err = ok ? query_cq(cq, dcq.cqn + 1, out, sizeof(out)) : EINVAL;
 	if (ok && err != EINVAL) {
 		ok = false;
 		snprintf(why, sizeof(why), "QUERY_CQ of another CQ through this one: %s", strerror(err));
 	}
 	if (ok) {
-		hdr(in, OP_QUERY_QP, 0);
-		prm_put(in, 0x48, 24, qp->qp_num);
+		vt_hdr(in, OP_QUERY_QP, 0);
+		vt_prm_put(in, 0x48, 24, qp->qp_num);
 		err = mlx5dv_devx_qp_query(qp, in, sizeof(in), out, sizeof(out));
-		state0 = err ? -1 : (int)prm_get(out + QPC_OUT, 0, 4);
-		hdr(in, OP_QP_2ERR, 0);
-		prm_put(in, 0x48, 24, qp->qp_num);
+		state0 = err ? -1 : (int)vt_prm_get(out + QPC_OUT, 0, 4);
+		vt_hdr(in, OP_QP_2ERR, 0);
+		vt_prm_put(in, 0x48, 24, qp->qp_num);
 		err = err ?: mlx5dv_devx_qp_modify(qp, in, sizeof(in), out, 16);
-		hdr(in, OP_QUERY_QP, 0);
-		prm_put(in, 0x48, 24, qp->qp_num);
+		vt_hdr(in, OP_QUERY_QP, 0);
+		vt_prm_put(in, 0x48, 24, qp->qp_num);
 		err = err ?: mlx5dv_devx_qp_query(qp, in, sizeof(in), out, sizeof(out));
-		state1 = err ? -1 : (int)prm_get(out + QPC_OUT, 0, 4);
+		state1 = err ? -1 : (int)vt_prm_get(out + QPC_OUT, 0, 4);
 		/* qpc state: 0 RESET, 6 ERR */
 		ok = !err && state0 == 0 && state1 == 6;
 		if (!ok)
@@ -504,24 +441,6 @@ static void devx_obj_verbs(struct ibv_context *ctx, uint32_t *uar)
 		ibv_destroy_cq(cq);
 	if (pd)
 		ibv_dealloc_pd(pd);
-}
-
-/* A CQ of 64 CQEs on umem ring, its record at the start of umem rec. */
-static struct mlx5dv_devx_obj *devx_cq(struct ibv_context *ctx, uint32_t uar, uint32_t eqn, uint32_t ring,
-				       uint32_t rec, uint32_t *cqn)
-{
-	uint8_t in[0x110] = {}, out[16] = {};
-	struct mlx5dv_devx_obj *obj;
-
-	put_be16(in, 0x400); /* CREATE_CQ */
-	prm_put(in + CQC, 0x63, 5, 6);
-	prm_put(in + CQC, 0x68, 24, uar);
-	prm_put(in + CQC, 0xa0, 32, eqn);
-	prm_put(in + CQC, 0x20, 32, rec);   /* dbr_umem_id */
-	prm_put(in, 0x2c0, 32, ring);       /* cq_umem_id */
-	obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
-	*cqn = obj ? prm_get(out, 0x48, 24) : 0;
-	return obj;
 }
 
 static const uint16_t cq_destroy[] = { OP_DESTROY_CQ };
@@ -541,15 +460,15 @@ static void devx_obj_cq(struct ibv_context *ctx, const char *dbg, uint32_t uar)
 
 	if (!ok)
 		snprintf(why, sizeof(why), "umems/eqn: %s", strerror(errno));
-	if (ok && !(cq = devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))) {
+	if (ok && !(cq = vt_devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))) {
 		ok = false;
 		snprintf(why, sizeof(why), "CREATE_CQ: %s", strerror(errno));
 	}
 	if (ok) {
-		hdr(in, OP_QUERY_CQ, 0);
-		prm_put(in, 0x48, 24, cqn);
+		vt_hdr(in, OP_QUERY_CQ, 0);
+		vt_prm_put(in, 0x48, 24, cqn);
 		err = mlx5dv_devx_obj_query(cq, in, 16, out, sizeof(out));
-		ok = !err && !out[0] && prm_get(out + CQC, 0x63, 5) == 6;
+		ok = !err && !out[0] && vt_prm_get(out + CQC, 0x63, 5) == 6;
 		if (!ok)
 			snprintf(why, sizeof(why), "QUERY_CQ: %s, status 0x%x", strerror(err), out[0]);
 	}
@@ -569,7 +488,7 @@ static void devx_obj_cq(struct ibv_context *ctx, const char *dbg, uint32_t uar)
 		snprintf(why, sizeof(why), "umems after the CQ: %s", strerror(errno));
 	}
 	memset(in, 0, sizeof(in));
-	put_be16(in, OP_CREATE_SRQ);
+	vt_be16(in, OP_CREATE_SRQ);
 	errno = 0;
 	srq = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 16);
 	if (ok && (srq || errno != EINVAL)) {
@@ -587,7 +506,7 @@ static long long devx_obj_leave(struct ibv_context *ctx, const char *dbg, uint32
 	struct mlx5dv_devx_umem *d = mlx5dv_devx_umem_reg(ctx, rec, sizeof(rec), IBV_ACCESS_LOCAL_WRITE);
 	uint32_t eqn = 0, cqn = 0;
 
-	if (!r || !d || mlx5dv_devx_query_eqn(ctx, 0, &eqn) || !devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))
+	if (!r || !d || mlx5dv_devx_query_eqn(ctx, 0, &eqn) || !vt_devx_cq(ctx, uar, eqn, r->umem_id, d->umem_id, &cqn))
 		return -1;
 	return cmd_count(dbg, cq_destroy, 1);
 }
@@ -595,7 +514,7 @@ static long long devx_obj_leave(struct ibv_context *ctx, const char *dbg, uint32
 static int devx_mode(const char *dev, const char *dbg, int gidx)
 {
 	int err;
-	struct ibv_context *ctx = devx_open(dev, &err);
+	struct ibv_context *ctx = vt_devx_open(dev, &err);
 
 	vt_result("devx_ctx_granted", ctx != NULL, "mlx5dv_open_device(DEVX): %s", strerror(err));
 	if (!ctx)

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <infiniband/mlx5dv.h>
+
 int vt_failures;
 
 void vt_result(const char *name, bool pass, const char *fmt, ...)
@@ -220,4 +222,80 @@ uint64_t vt_rand(uint64_t *s)
 	x ^= x << 17;
 	*s = x;
 	return x;
+}
+
+void vt_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+void vt_be32(uint8_t *p, uint32_t v)
+{
+	vt_be16(p, v >> 16);
+	vt_be16(p + 2, v & 0xffff);
+}
+
+uint32_t vt_prm_get(const uint8_t *p, unsigned int bit_off, unsigned int width)
+{
+	uint64_t v = 0;
+	unsigned int i, first = bit_off / 8, last = (bit_off + width - 1) / 8;
+
+	for (i = first; i <= last; i++)
+		v = v << 8 | p[i];
+	v >>= 7 - (bit_off + width - 1) % 8;
+	return v & ((1ull << width) - 1);
+}
+
+void vt_prm_put(uint8_t *p, unsigned int bit_off, unsigned int width, uint32_t v)
+{
+	uint8_t *d = p + bit_off / 32 * 4;
+	uint32_t dw = (uint32_t)d[0] << 24 | d[1] << 16 | d[2] << 8 | d[3];
+	unsigned int shift = 32 - width - bit_off % 32;
+	uint32_t mask = width == 32 ? ~0u : ((1u << width) - 1) << shift;
+
+	vt_be32(d, (dw & ~mask) | ((v << shift) & mask));
+}
+
+void vt_hdr(uint8_t *in, uint16_t opcode, uint16_t op_mod)
+{
+	memset(in, 0, 16);
+	vt_be16(in, opcode);
+	vt_be16(in + 6, op_mod);
+}
+
+struct ibv_context *vt_devx_open(const char *dev, int *err)
+{
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	*err = ENODEV;
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev)) {
+			errno = 0;
+			c = mlx5dv_open_device(list[i], &attr);
+			*err = c ? 0 : errno;
+		}
+	if (list)
+		ibv_free_device_list(list);
+	return c;
+}
+
+struct mlx5dv_devx_obj *vt_devx_cq(struct ibv_context *ctx, uint32_t uar, uint32_t eqn, uint32_t ring,
+				   uint32_t rec, uint32_t *cqn)
+{
+	uint8_t in[0x110] = {}, out[16] = {};
+	struct mlx5dv_devx_obj *obj;
+
+	vt_be16(in, 0x400); /* CREATE_CQ */
+	vt_prm_put(in + VT_CQC, 0x63, 5, 6);	/* log_cq_size */
+	vt_prm_put(in + VT_CQC, 0x68, 24, uar);
+	vt_prm_put(in + VT_CQC, 0xa0, 32, eqn);
+	vt_prm_put(in + VT_CQC, 0x20, 32, rec);	/* dbr_umem_id */
+	vt_prm_put(in, 0x2c0, 32, ring);	/* cq_umem_id */
+	obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	*cqn = obj ? vt_prm_get(out, 0x48, 24) : 0;
+	return obj;
 }

@@ -58,6 +58,28 @@ bool vt_connect_rc(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, i
 bool vt_connect_rc_rnr(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid, int gidx,
 		       int access, int rnr_retry);
 
+/* Big-endian stores into a PRM mailbox. */
+void vt_be16(uint8_t *p, uint16_t v);
+void vt_be32(uint8_t *p, uint32_t v);
+/* Bits [bit_off, bit_off + width) of a big-endian PRM layout (width <= 32). */
+uint32_t vt_prm_get(const uint8_t *p, unsigned int bit_off, unsigned int width);
+/* The same bits set to v (within one dword). */
+void vt_prm_put(uint8_t *p, unsigned int bit_off, unsigned int width, uint32_t v);
+/* A command's 16-byte header: opcode and op_mod, the rest zero. */
+void vt_hdr(uint8_t *in, uint16_t opcode, uint16_t op_mod);
+
+/* The device called `dev` opened as a DevX context; NULL and *err if not. */
+struct ibv_context *vt_devx_open(const char *dev, int *err);
+/* cq_context's offset in create_cq_in and query_cq_out (mlx5_ifc.h). */
+#define VT_CQC 0x10
+/*
+ * A DevX CQ of 64 CQEs (DEVX_OBJ CREATE_CQ) on umem `ring`, its doorbell
+ * record at the start of umem `rec`, events to EQ eqn; *cqn its number.
+ */
+struct mlx5dv_devx_obj;
+struct mlx5dv_devx_obj *vt_devx_cq(struct ibv_context *ctx, uint32_t uar, uint32_t eqn, uint32_t ring,
+				   uint32_t rec, uint32_t *cqn);
+
 /* Milliseconds of CLOCK_MONOTONIC, for deadlines. */
 long long vt_now_ms(void);
 

@@ -71,6 +71,13 @@ struct scx_drv_params {
 	void (*qp_event)(void *ctx, uint32_t qpn, uint8_t event_type);
 	/* An async event of SRQ `srqn` (hardirq): an scx_srq_event_type. May be NULL. */
 	void (*srq_event)(void *ctx, uint32_t srqn, uint8_t event_type);
+	/*
+	 * An EQE DevX subscribers may wait for (hardirq): `key` names its type
+	 * and object (scx_devx_event_key), eqe is its 64 bytes. A completion or
+	 * CQ error comes here only for a CQ the driver does not know (a DevX
+	 * CQ). May be NULL.
+	 */
+	void (*user_event)(void *ctx, uint64_t key, const uint8_t *eqe);
 
 	unsigned int cmd_timeout_ms; /* per command; 0: 60000 */
 	unsigned int num_comp_eqs;   /* completion EQs on vectors 1..N; 0: 1 */

@@ -274,6 +274,13 @@ int scx_devx_obj_destroy(struct scx_drv *drv, const uint8_t *destroy);
 /* The name DEVX_OBJ gives a verbs CQ or QP (a handle to modify or query). */
 uint64_t scx_devx_cq_name(uint32_t cqn);
 uint64_t scx_devx_qp_name(uint32_t qpn);
+/*
+ * DevX events: whether `type` may be subscribed on the object called
+ * `name` (0: an unaffiliated event), and the key (type and object) a
+ * subscription waits under, as the driver's user_event hook passes it.
+ */
+bool scx_devx_event_valid(uint64_t name, uint16_t type);
+uint64_t scx_devx_event_key(uint8_t type, uint64_t name);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
 # whitelisted queries, the refusal of the rest, QUERY_EQN. Loaded with
 # devx=1 it grants them: general commands under the context's uid, and
 # verbs objects that carry it (an RDMA WRITE in devx_other, and
-# ibv_rc_pingpong, whose contexts are all DevX contexts then). The cases
-# are listed in tests/verbs/devx_other.c.
+# ibv_rc_pingpong, whose contexts are all DevX contexts then), event
+# channels and async commands (build/verbs/devx_events). The cases are
+# listed in tests/verbs/devx_other.c and devx_events.c.
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
@@ -25,7 +26,9 @@ if pingpong_pair $dev "$GIDX" ibv_rc_pingpong -n 200 -c; then
 else
 	result devx_rc_pingpong FAIL
 fi
-grep '^uctx ' $dbg/objects
+# Last: it takes dummy0 down and up (the port's events).
+run_program devx_events 120 /harness/extra/devx_events -d $dev -D $dbg -N dummy0
+grep -E '^(uctx|uar|devx_sub) ' $dbg/objects
 softcx_down devx_on
 kmemleak_check softcx
 finish

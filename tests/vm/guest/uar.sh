@@ -5,7 +5,8 @@
 # overlay): hand-rung doorbells from several threads at once, an SSE store,
 # fork, mremap and mprotect of the UAR page, and a page that streams. Which
 # forms are emulated, which are served by mapping the page and which are
-# refused: uar_doorbells.c.
+# refused: uar_doorbells.c. Then UAR objects and the dynamic UARs libmlx5
+# builds every QP and CQ on (build/verbs/uar_objects: uar_objects.c).
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
@@ -17,6 +18,7 @@ dbg=/sys/kernel/debug/softcx/$dev
 run_program uar_doorbells 300 "$bin" -d $dev -g "$GIDX" -D $dbg \
 	-P /sys/module/softcx/parameters/uar_stream_gap_us -n 4 -i 200
 grep '^uar_' $dbg/dp
+run_program uar_objects 120 /harness/extra/uar_objects -d $dev -g "$GIDX" -D $dbg
 softcx_down uar
 kmemleak_check softcx
 finish
