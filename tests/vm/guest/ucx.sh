@@ -7,8 +7,9 @@
 # ucx_perftest runs over each of them, server and client in this guest
 # on softcx_0's address: UCT's am_bw (and put_bw where the transport has
 # RDMA), UCP's tag_lat and tag_bw with UCX_TLS naming the transport.
-# DevX is not offered by softcx yet, so UCX's mlx5 transports run on its
-# non-DevX (direct verbs) path; UCX_IB_MLX5_DEVX=no says so explicitly.
+# First without DevX contexts (softcx's default): UCX's mlx5 transports run
+# on their direct-verbs path (UCX_IB_MLX5_DEVX=no says so); then again
+# with devx=1 on UCX's DevX path (results ending _devx).
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
@@ -84,35 +85,57 @@ ucx_pair() {
 	return 1
 }
 
-for tl in rc_mlx5 ud_mlx5; do
-	# Messages copied into the send queue (bcopy) for active messages,
-	# RDMA WRITEs from registered memory (zcopy) for puts.
-	# UD's messages are one datagram each, within the path MTU (1024).
-	tests="am_bw:bcopy" sz=512
-	[ $tl = rc_mlx5 ] && tests="am_bw:bcopy put_bw:zcopy" sz=4096
-	for tp in $tests; do
-		t=${tp%:*}
-		if ucx_pair "uct_${t}_$tl" -- -t "$t" -D "${tp#*:}" -x "$tl" -d softcx_0:1 -s "$sz" -n "$ITERS"; then
-			result "ucx_${tl}_uct_$t" PASS "$UCX_NOTE"
-		else
-			result "ucx_${tl}_uct_$t" FAIL "$UCX_NOTE"
-		fi
+ucx_round() {
+	local sfx=$1 tl tests sz tp t ucx_tls
+	for tl in rc_mlx5 ud_mlx5; do
+		# Messages copied into the send queue (bcopy) for active messages,
+		# RDMA WRITEs from registered memory (zcopy) for puts.
+		# UD's messages are one datagram each, within the path MTU (1024).
+		tests="am_bw:bcopy" sz=512
+		[ $tl = rc_mlx5 ] && tests="am_bw:bcopy put_bw:zcopy" sz=4096
+		for tp in $tests; do
+			t=${tp%:*}
+			if ucx_pair "uct_${t}_$tl" -- -t "$t" -D "${tp#*:}" -x "$tl" -d softcx_0:1 -s "$sz" -n "$ITERS"; then
+				result "ucx_${tl}_uct_$t$sfx" PASS "$UCX_NOTE"
+			else
+				result "ucx_${tl}_uct_$t$sfx" FAIL "$UCX_NOTE"
+			fi
+		done
+		# UCP wires an RC endpoint up through a datagram transport: ud_mlx5
+		# rides along with rc_mlx5. UCX's log (info) names the transports
+		# each endpoint's tag lane took: it must be the one under test.
+		ucx_tls=$tl
+		[ $tl = rc_mlx5 ] && ucx_tls=$tl,ud_mlx5
+		for t in tag_lat tag_bw; do
+			if ! ucx_pair "ucp_${t}_$tl" UCX_TLS="$ucx_tls" UCX_LOG_LEVEL=info -- -t "$t" -s 4096 -n "$ITERS"; then
+				result "ucx_${tl}_ucp_$t$sfx" FAIL "$UCX_NOTE"
+			elif ! grep -q "ep_cfg\\[[0-9]*\\]: tag($tl/softcx_0:1[ )]" <<<"$RUN_OUT"; then
+				result "ucx_${tl}_ucp_$t$sfx" FAIL "the tag lane is not on $tl: $(grep -o 'tag([^)]*)' <<<"$RUN_OUT" | head -1)"
+			else
+				result "ucx_${tl}_ucp_$t$sfx" PASS "$UCX_NOTE"
+			fi
+		done
 	done
-	# UCP wires an RC endpoint up through a datagram transport: ud_mlx5
-	# rides along with rc_mlx5. UCX's log (info) names the transports
-	# each endpoint's tag lane took: it must be the one under test.
-	ucx_tls=$tl
-	[ $tl = rc_mlx5 ] && ucx_tls=$tl,ud_mlx5
-	for t in tag_lat tag_bw; do
-		if ! ucx_pair "ucp_${t}_$tl" UCX_TLS="$ucx_tls" UCX_LOG_LEVEL=info -- -t "$t" -s 4096 -n "$ITERS"; then
-			result "ucx_${tl}_ucp_$t" FAIL "$UCX_NOTE"
-		elif ! grep -q "ep_cfg\\[[0-9]*\\]: tag($tl/softcx_0:1[ )]" <<<"$RUN_OUT"; then
-			result "ucx_${tl}_ucp_$t" FAIL "the tag lane is not on $tl: $(grep -o 'tag([^)]*)' <<<"$RUN_OUT" | head -1)"
-		else
-			result "ucx_${tl}_ucp_$t" PASS "$UCX_NOTE"
-		fi
-	done
-done
+}
 
+ucx_round ""
 softcx_down ucx
+
+# With DevX contexts (devx=1) UCX takes its DevX path: its RC QPs made
+# with DEVX_OBJ on umems, its events through a DevX event channel. Only
+# the QPs (UCX_IB_MLX5_DEVX_OBJECTS=rcqp): its SRQs would be RMPs, which
+# softcx does not offer yet.
+softcx_up ucx_devx devx=1
+export UCX_IB_MLX5_DEVX=yes UCX_IB_MLX5_DEVX_OBJECTS=rcqp
+# CREATE_UMEMs the device ran: UCX's DevX QPs live on umems.
+umems() { awk '$1 == "0x0a08" { n = $3 } END { print n + 0 }' /sys/kernel/debug/softcx/softcx_0/cmd_stats; }
+u0=$(umems)
+ucx_round _devx
+u1=$(umems)
+if [ "$u1" -gt "$u0" ]; then
+	result ucx_devx_umems PASS "CREATE_UMEM $u0 -> $u1: UCX's QPs on its DevX path"
+else
+	result ucx_devx_umems FAIL "CREATE_UMEM $u0 -> $u1: UCX never took its DevX path"
+fi
+softcx_down ucx_devx
 finish
