@@ -542,31 +542,28 @@ struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset)
 }
 
 /*
- * Free a slot's page now: no mapping reaches the page any more (later
- * faults get the dummy page), and the hca's UAR goes back. QPs and CQs
- * that named it keep working: which page rings a doorbell is only a hint
- * to the device (the doorbell record is the truth).
+ * A UAR object's page goes now: out of its slot (under dyn_lock), then,
+ * with no lock held (mmap() runs under the mmap lock and takes dyn_lock),
+ * every mapping is sent to the dummy page and the hca's UAR goes back.
+ * QPs and CQs that named it keep working: which page rings a doorbell is
+ * only a hint to the device (the doorbell record is the truth).
  */
-static void scx_uar_slot_free(struct scx_ucontext *uc, unsigned int slot)
+void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue)
 {
-	struct scx_uar_entry *ue = uc->entries[slot];
 	struct scx_uar *e = ue->uar;
+	u32 index;
 
+	mutex_lock(&uc->dyn_lock);
+	index = uc->uar_index[ue->slot];
+	uc->uar_index[ue->slot] = 0;
+	uc->entries[ue->slot] = NULL;
+	mutex_unlock(&uc->dyn_lock);
 	down_write(&e->dead_sem);
 	e->dead = true;
 	up_write(&e->dead_sem);
 	scx_uar_zap(e, false);
 	rdma_user_mmap_entry_remove(&ue->rdma_entry);
-	scx_verbs_dealloc_uar(to_drv(uc->ibuc.device), uc->uar_index[slot]);
-	uc->uar_index[slot] = 0;
-	uc->entries[slot] = NULL;
-}
-
-void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue)
-{
-	mutex_lock(&uc->dyn_lock);
-	scx_uar_slot_free(uc, ue->slot);
-	mutex_unlock(&uc->dyn_lock);
+	scx_verbs_dealloc_uar(to_drv(uc->ibuc.device), index);
 }
 
 /*
