@@ -273,18 +273,19 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_ASYNC_EVENT_FD_ALLOC)(struct uverb
 	u32 flags;
 	int err;
 
-	if (!scx_udata_uid(&attrs->driver_udata))
-		return -EINVAL;
-	err = uverbs_get_flags32(&flags, attrs, MLX5_IB_ATTR_DEVX_ASYNC_EVENT_FD_ALLOC_FLAGS,
-				 MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA);
-	if (err)
-		return err;
+	/* Whole before any refusal: a refused create may still be destroyed. */
 	f->sdev = to_sdev(uobj->context->device);
 	spin_lock_init(&f->lock);
 	init_waitqueue_head(&f->wait);
 	INIT_LIST_HEAD(&f->events);
 	INIT_LIST_HEAD(&f->ready);
 	INIT_LIST_HEAD(&f->subs);
+	if (!scx_udata_uid(&attrs->driver_udata))
+		return -EINVAL;
+	err = uverbs_get_flags32(&flags, attrs, MLX5_IB_ATTR_DEVX_ASYNC_EVENT_FD_ALLOC_FLAGS,
+				 MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA);
+	if (err)
+		return err;
 	f->omit_data = flags & MLX5_IB_UAPI_DEVX_CR_EV_CH_FLAGS_OMIT_DATA;
 	return 0;
 }
@@ -467,12 +468,10 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_ASYNC_CMD_FD_ALLOC)(struct uverbs_
 	struct ib_uobject *uobj = uverbs_attr_get_uobject(attrs, MLX5_IB_ATTR_DEVX_ASYNC_CMD_FD_ALLOC_HANDLE);
 	struct scx_devx_cmd_file *f = container_of(uobj, struct scx_devx_cmd_file, uobj);
 
-	if (!scx_udata_uid(&attrs->driver_udata))
-		return -EINVAL;
 	spin_lock_init(&f->lock);
 	init_waitqueue_head(&f->wait);
 	INIT_LIST_HEAD(&f->done);
-	return 0;
+	return scx_udata_uid(&attrs->driver_udata) ? 0 : -EINVAL;
 }
 
 /*

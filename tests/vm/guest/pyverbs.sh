@@ -84,29 +84,52 @@ else
 	result pyverbs_rxe FAIL "rxe0 not up"
 fi
 
-if load_softcx && run_t 60 rdma link add softcx_0 type softcx netdev dummy0 &&
-	gidx=$(roce_v2_ipv4_gid_index softcx_0); then
-	run_suite softcx_0 "$gidx" softcx
-	table softcx | sed 's/^/PYVERBS softcx /'
-	if grep -q '^#end$' /tmp/py-softcx.txt; then
-		result pyverbs_softcx_complete PASS "$(grep -c -v '^#' /tmp/py-softcx.txt) tests"
-	else
-		result pyverbs_softcx_complete FAIL "the suite died after $(grep -c -v '^#' /tmp/py-softcx.txt) tests"
+# softcx_round TAG [MODULE PARAMS]: the suite on softcx_0, judged as
+# pyverbs_TAG_complete and pyverbs_TAG (no FAIL, no ERROR); true if it ran.
+softcx_round() {
+	local tag=$1 bad
+	shift
+	if ! load_softcx "$@" || ! run_t 60 rdma link add softcx_0 type softcx netdev dummy0 ||
+		! gidx=$(roce_v2_ipv4_gid_index softcx_0); then
+		result "pyverbs_$tag" FAIL "softcx not up"
+		return 1
 	fi
-	bad=$(awk '$2 == "FAIL" || $2 == "ERROR" { print $1 }' /tmp/py-softcx.txt)
-	awk '$2 == "FAIL" || $2 == "ERROR"' /tmp/py-softcx.txt | sed 's/^/PYVERBS softcx failure: /'
-	if [ -s /tmp/py-softcx.txt ] && [ -z "$bad" ]; then
-		result pyverbs_softcx PASS "$(counts softcx)"
+	run_suite softcx_0 "$gidx" "$tag"
+	table "$tag" | sed "s/^/PYVERBS $tag /"
+	if grep -q '^#end$' "/tmp/py-$tag.txt"; then
+		result "pyverbs_${tag}_complete" PASS "$(grep -c -v '^#' "/tmp/py-$tag.txt") tests"
 	else
-		grep -a -E -A25 '^(FAIL|ERROR): ' /tmp/py-softcx.log | head -300
-		result pyverbs_softcx FAIL "$(counts softcx): $(echo $bad)"
+		result "pyverbs_${tag}_complete" FAIL "the suite died after $(grep -c -v '^#' "/tmp/py-$tag.txt") tests"
 	fi
+	bad=$(awk '$2 == "FAIL" || $2 == "ERROR" { print $1 }' "/tmp/py-$tag.txt")
+	awk '$2 == "FAIL" || $2 == "ERROR"' "/tmp/py-$tag.txt" | sed "s/^/PYVERBS $tag failure: /"
+	if [ -s "/tmp/py-$tag.txt" ] && [ -z "$bad" ]; then
+		result "pyverbs_$tag" PASS "$(counts "$tag")"
+	else
+		grep -a -E -A25 '^(FAIL|ERROR): ' "/tmp/py-$tag.log" | head -300
+		result "pyverbs_$tag" FAIL "$(counts "$tag"): $(echo $bad)"
+	fi
+	return 0
+}
+
+if softcx_round softcx; then
 	# Per test: what rxe0 passes in a generic module, softcx passes too
 	# (on a kernel without rxe there is nothing to compare with).
 	[ $no_rxe = 1 ] || parity
 	run_t 60 rdma link delete softcx_0
 	run_t 60 rmmod softcx
-else
-	result pyverbs_softcx FAIL "softcx not up"
+fi
+# Again with DevX contexts (devx=1): libmlx5 then opens every context as
+# a DevX context, and the DevX tests (test_mlx5_devx and others) run
+# instead of skipping; test_mlx5_devx must pass some and fail none.
+if softcx_round softcx_devx devx=1; then
+	n=$(awk '$1 ~ /^test_mlx5_devx\./ && $2 == "ok"' /tmp/py-softcx_devx.txt | wc -l)
+	if [ "$n" -gt 0 ]; then
+		result pyverbs_mlx5_devx PASS "test_mlx5_devx: $n pass with DevX contexts"
+	else
+		result pyverbs_mlx5_devx FAIL "test_mlx5_devx: none passes with DevX contexts"
+	fi
+	run_t 60 rdma link delete softcx_0
+	run_t 60 rmmod softcx
 fi
 finish

@@ -141,16 +141,29 @@ one_cms() {
 	fi
 }
 
+# tcp_listening COMM: a process called COMM holds a TCP socket in LISTEN
+# (its socket inodes against /proc/net/tcp*; the guest has no working ss).
+tcp_listening() {
+	local comm=$1 p c inodes=" "
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" && [ "$c" = "$comm" ] || continue
+		inodes+=$(ls -l "$p/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')
+	done
+	[ "$inodes" != ' ' ] || return 1
+	awk -v want="$inodes" 'FNR > 1 && $4 == "0A" && index(want, " " $10 " ") { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
 # listening PID COMM: true once process PID (command COMM) listens, within
 # 30 s: an rdma_cm id of COMM in LISTEN on some device (rdma res), or a
-# TCP socket of COMM (ss). False at once if PID has ended.
+# TCP socket of COMM. False at once if PID has ended.
 listening() {
 	local pid=$1 comm=${2:0:15} i
 	for ((i = 0; i < 150; i++)); do
 		kill -0 "$pid" 2>/dev/null || return 1
 		rdma res show cm_id 2>/dev/null | grep 'state LISTEN' |
 			grep -qE "comm $comm( |\$)" && return 0
-		ss -Hltnp 2>/dev/null | grep -qF "((\"$comm\"" && return 0
+		tcp_listening "$comm" && return 0
 		sleep 0.2
 	done
 	return 1
