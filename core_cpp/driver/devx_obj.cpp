@@ -123,6 +123,40 @@ bool force_umem(u16 opcode, u8 *in, u32 inlen)
 
 u16 opcode_of(const u8 *in) { return u16(prm::get(in, prm::mbox_in::opcode)); }
 
+// Objects a ConnectX makes through DEVX_OBJ that softcx does not offer
+// there: EOPNOTSUPP, as from a device without them (libmlx5's callers,
+// mlx5dv_create_mkey's and rdma-core's tests, take that as absent); any
+// other command is EINVAL.
+bool lacked_create(u16 opcode)
+{
+	switch (opcode) {
+	case op::create_mkey:
+	case op::create_eq:
+	case op::create_psv:
+	case op::create_srq:
+	case op::create_xrc_srq:
+	case op::create_dct:
+	case op::create_xrq:
+	case op::create_scheduling_element:
+	case op::alloc_xrcd:
+	case op::create_tir:
+	case op::create_sq:
+	case op::create_rq:
+	case op::create_rmp:
+	case op::create_tis:
+	case op::create_rqt:
+	case op::create_flow_table:
+	case op::create_flow_group:
+	case op::alloc_flow_counter:
+	case op::alloc_packet_reformat_context:
+	case op::alloc_modify_header_context:
+	case op::create_general_object:
+		return true;
+	default:
+		return false;
+	}
+}
+
 } // namespace
 
 bool obj_cmd(obj_method m, u16 opcode)
@@ -152,7 +186,9 @@ status obj_create(device &dev, u16 uid, u8 *in, u32 inlen, u8 *out, u32 outlen, 
 		return errc::inval;
 	u16 opcode = opcode_of(in);
 	const kind *k = kind_of(opcode);
-	if (!k || !force_umem(opcode, in, inlen))
+	if (!k)
+		return lacked_create(opcode) ? errc::notsupp : errc::inval;
+	if (!force_umem(opcode, in, inlen))
 		return errc::inval;
 	prm::set(in, prm::mbox_in::uid, uid);
 	SCX_TRY(dev.cmd().exec(in, inlen, out, outlen, cmd_if::f_quiet));

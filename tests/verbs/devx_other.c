@@ -42,7 +42,8 @@
  *   devx_obj_cq        a CQ made with DEVX_OBJ on two umems (ring, record),
  *                      queried through its object; its umem cannot go
  *                      while it lives; destroyed: DESTROY_CQ, then the
- *                      umems go; CREATE_SRQ through DEVX_OBJ: EINVAL
+ *                      umems go; CREATE_SRQ through DEVX_OBJ: EOPNOTSUPP
+ *                      (an object softcx does not offer there)
  *   devx_obj_close     a DevX CQ and its umems left at close: all destroyed
  * Without DevX, also:
  *   umem_needs_devx    mlx5dv_devx_umem_reg: EPROTONOSUPPORT (with DevX
@@ -491,7 +492,7 @@ static void devx_obj_cq(struct ibv_context *ctx, const char *dbg, uint32_t uar)
 	vt_be16(in, OP_CREATE_SRQ);
 	errno = 0;
 	srq = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 16);
-	if (ok && (srq || errno != EINVAL)) {
+	if (ok && (srq || errno != EOPNOTSUPP)) {
 		ok = false;
 		snprintf(why, sizeof(why), "CREATE_SRQ: %s", srq ? "made" : strerror(errno));
 	}

@@ -33,6 +33,8 @@ PKGS=(libc6 libgcc-s1 libstdc++6 busybox-static bash kmod libkmod2 liblzma5
 	libpython3.11-stdlib libpython3.11 libexpat1 libffi8 libbz2-1.0
 	libsqlite3-0 libuuid1 libcrypt1 libncursesw6 libtinfo6 libreadline8
 	python3-pyverbs
+	# rdma-core's DevX tests build their packets with scapy.
+	python3-scapy netbase
 	# procps' libproc2 links libsystemd, which pulls these in.
 	procps libproc2-0 libsystemd0 libgcrypt20 libgpg-error0 liblz4-1
 	# The real timeout (and the rest of coreutils): busybox's timeout
