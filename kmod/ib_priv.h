@@ -159,6 +159,7 @@ struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset)
 void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue);
 int scx_uar_of_page(struct scx_ucontext *uc, u32 page_id, u32 *uar);
 int scx_uar_of_bfreg(struct scx_ucontext *uc, u32 bfreg, u32 *uar);
+int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar);
 /* ib_uar_obj.c: MLX5_IB_OBJECT_UAR */
 extern const struct uapi_definition scx_uar_obj_defs[];
 
@@ -235,7 +236,6 @@ int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_a
 		   struct ib_udata *udata);
 int scx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
-int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar);
 
 /* ib_kverbs.c */
 int scx_create_kcq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr);

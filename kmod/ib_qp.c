@@ -46,24 +46,6 @@ static int scx_uqp_check(const struct ib_qp_init_attr *init, const struct mlx5_i
 	return 0;
 }
 
-/*
- * The UAR page a user QP or CQ rings: the one its create names (a UAR
- * object's, or a dynamic bfreg's), which must be the context's own, else
- * the context's first static page (a context with dynamic UARs only has
- * none: it must name one).
- */
-int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar)
-{
-	if (by_page)
-		return scx_uar_of_page(uc, id, uar);
-	if (by_bfreg)
-		return scx_uar_of_bfreg(uc, id, uar);
-	if (!uc->num_uars)
-		return -EINVAL;
-	*uar = uc->uar_index[0];
-	return 0;
-}
-
 /* The QP's queues as libmlx5 laid them out in its buffer. */
 static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_init_attr *init,
 			   const struct mlx5_ib_create_qp *ucmd, struct scx_ucontext *uc,

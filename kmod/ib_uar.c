@@ -606,6 +606,24 @@ int scx_uar_of_bfreg(struct scx_ucontext *uc, u32 bfreg, u32 *uar)
 	return err;
 }
 
+/*
+ * The UAR page a user QP or CQ rings: the one its create names (a UAR
+ * object's, or a dynamic bfreg's), which must be the context's own, else
+ * the context's first static page (a context with dynamic UARs only has
+ * none: it must name one).
+ */
+int scx_uar_of_create(struct scx_ucontext *uc, bool by_page, bool by_bfreg, u32 id, u32 *uar)
+{
+	if (by_page)
+		return scx_uar_of_page(uc, id, uar);
+	if (by_bfreg)
+		return scx_uar_of_bfreg(uc, id, uar);
+	if (!uc->num_uars)
+		return -EINVAL;
+	*uar = uc->uar_index[0];
+	return 0;
+}
+
 int scx_alloc_uars(struct scx_ucontext *uc, unsigned int count)
 {
 	int err;

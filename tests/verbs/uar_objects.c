@@ -57,57 +57,59 @@ struct uar_obj {
 	uint64_t offset;
 };
 
-static void set_attr(struct ib_uverbs_attr *a, uint16_t id, uint16_t len, uint64_t data)
+/* One uverbs ioctl: its header and up to 8 attributes. */
+struct ioctl_msg {
+	struct ib_uverbs_ioctl_hdr h;
+	struct ib_uverbs_attr a[8];
+};
+
+static void set_attr(struct ioctl_msg *m, int i, uint16_t id, uint16_t len, uint64_t data)
 {
-	memset(a, 0, sizeof(*a));
-	a->attr_id = id;
-	a->len = len;
-	a->data = data;
+	memset(&m->a[i], 0, sizeof(m->a[i]));
+	m->a[i].attr_id = id;
+	m->a[i].len = len;
+	m->a[i].data = data;
+}
+
+/* The mlx5 driver's ioctl of `method` on `object` with m's first n attributes; 0 or the errno. */
+static int call(struct ibv_context *ctx, uint16_t object, uint16_t method, struct ioctl_msg *m, int n)
+{
+	m->h = (struct ib_uverbs_ioctl_hdr){
+		.length = (uint16_t)(sizeof(m->h) + n * sizeof(m->a[0])),
+		.object_id = object,
+		.method_id = method,
+		.num_attrs = (uint16_t)n,
+		.driver_id = RDMA_DRIVER_MLX5,
+	};
+	return ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, m) ? errno : 0;
 }
 
 /* MLX5_IB_METHOD_UAR_OBJ_ALLOC of `type`; 0 or the errno. */
 static int obj_alloc(struct ibv_context *ctx, uint32_t type, struct uar_obj *o)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr h;
-		struct ib_uverbs_attr a[5];
-	} m;
+	struct ioctl_msg m;
+	int err;
 
-	memset(&m, 0, sizeof(m));
-	m.h.object_id = MLX5_IB_OBJECT_UAR;
-	m.h.method_id = MLX5_IB_METHOD_UAR_OBJ_ALLOC;
-	m.h.num_attrs = 5;
-	m.h.length = sizeof(m);
-	m.h.driver_id = RDMA_DRIVER_MLX5;
-	set_attr(&m.a[0], MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, 0);
-	set_attr(&m.a[1], MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 8, type);
-	set_attr(&m.a[2], MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, (uintptr_t)&o->offset);
-	set_attr(&m.a[3], MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, (uintptr_t)&o->length);
-	set_attr(&m.a[4], MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, (uintptr_t)&o->page_id);
+	set_attr(&m, 0, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0, 0);
+	set_attr(&m, 1, MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, 8, type);
+	set_attr(&m, 2, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, 8, (uintptr_t)&o->offset);
+	set_attr(&m, 3, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, 4, (uintptr_t)&o->length);
+	set_attr(&m, 4, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, 4, (uintptr_t)&o->page_id);
 	for (int i = 0; i < 5; i++)
 		m.a[i].flags = UVERBS_ATTR_F_MANDATORY;
-	if (ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &m))
-		return errno;
-	o->handle = (uint32_t)m.a[0].data;
-	return 0;
+	err = call(ctx, MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_ALLOC, &m, 5);
+	if (!err)
+		o->handle = (uint32_t)m.a[0].data;
+	return err;
 }
 
 static int obj_destroy(struct ibv_context *ctx, uint32_t handle)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr h;
-		struct ib_uverbs_attr a[1];
-	} m;
+	struct ioctl_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.h.object_id = MLX5_IB_OBJECT_UAR;
-	m.h.method_id = MLX5_IB_METHOD_UAR_OBJ_DESTROY;
-	m.h.num_attrs = 1;
-	m.h.length = sizeof(m);
-	m.h.driver_id = RDMA_DRIVER_MLX5;
-	set_attr(&m.a[0], MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, handle);
+	set_attr(&m, 0, MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, 0, handle);
 	m.a[0].flags = UVERBS_ATTR_F_MANDATORY;
-	return ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &m) ? errno : 0;
+	return call(ctx, MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_DESTROY, &m, 1);
 }
 
 /* The mmap command byte of an offset (bits 8-15 of its page number). */
@@ -266,32 +268,23 @@ static void quota(struct ibv_context *ctx)
 static int create_cq(struct ibv_context *ctx, void *ring, uint64_t *dbrec, uint32_t flags,
 		     uint32_t page)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr h;
-		struct ib_uverbs_attr a[7];
-	} m;
 	struct mlx5_ib_create_cq udata = {
 		.buf_addr = (uintptr_t)ring, .db_addr = (uintptr_t)dbrec, .cqe_size = 64,
 		.flags = flags, .uar_page_index = page,
 	};
 	uint8_t out[64];
 	uint32_t resp_cqe = 0;
+	struct ioctl_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.h.object_id = UVERBS_OBJECT_CQ;
-	m.h.method_id = UVERBS_METHOD_CQ_CREATE;
-	m.h.num_attrs = 7;
-	m.h.length = sizeof(m);
-	m.h.driver_id = RDMA_DRIVER_MLX5;
-	set_attr(&m.a[0], UVERBS_ATTR_CREATE_CQ_HANDLE, 0, 0);
+	set_attr(&m, 0, UVERBS_ATTR_CREATE_CQ_HANDLE, 0, 0);
 	m.a[0].flags = UVERBS_ATTR_F_MANDATORY;
-	set_attr(&m.a[1], UVERBS_ATTR_CREATE_CQ_CQE, 4, 63);
-	set_attr(&m.a[2], UVERBS_ATTR_CREATE_CQ_USER_HANDLE, 8, 0);
-	set_attr(&m.a[3], UVERBS_ATTR_CREATE_CQ_RESP_CQE, 4, (uintptr_t)&resp_cqe);
-	set_attr(&m.a[4], UVERBS_ATTR_UHW_IN, sizeof(udata), (uintptr_t)&udata);
-	set_attr(&m.a[5], UVERBS_ATTR_UHW_OUT, sizeof(out), (uintptr_t)out);
-	set_attr(&m.a[6], UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 4, 0);
-	return ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &m) ? errno : 0;
+	set_attr(&m, 1, UVERBS_ATTR_CREATE_CQ_CQE, 4, 63);
+	set_attr(&m, 2, UVERBS_ATTR_CREATE_CQ_USER_HANDLE, 8, 0);
+	set_attr(&m, 3, UVERBS_ATTR_CREATE_CQ_RESP_CQE, 4, (uintptr_t)&resp_cqe);
+	set_attr(&m, 4, UVERBS_ATTR_UHW_IN, sizeof(udata), (uintptr_t)&udata);
+	set_attr(&m, 5, UVERBS_ATTR_UHW_OUT, sizeof(out), (uintptr_t)out);
+	set_attr(&m, 6, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 4, 0);
+	return call(ctx, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, &m, 7);
 }
 
 static void cq_foreign(struct ibv_context *ctx, const char *dev)
