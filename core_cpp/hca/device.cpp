@@ -62,19 +62,25 @@ bool device::need(cmd_ctx &c, hca_state s)
 		      now == hca_state::disabled ? synd::not_enabled : synd::not_initialized);
 }
 
-void device::execute(cmd_ctx &c)
+// What every command header must satisfy: no reserved bits; a uid that
+// names a live user context, on a command a user context may send
+// (uctx.h).
+bool device::header_ok(cmd_ctx &c)
 {
-	// What every command header must satisfy: no reserved bits; a uid
-	// that names a live user context, on a command a user context may
-	// send (uctx.h).
 	if (prm::get(c.in, prm::mbox_in::reserved_at_20))
-		return (void)c.fail(st::bad_param_err, synd::hdr_reserved);
+		return c.fail(st::bad_param_err, synd::hdr_reserved);
 	c.uid = u16(prm::get(c.in, prm::mbox_in::uid));
 	if (c.uid && uctx_table::kernel_only(c.opcode))
-		return (void)c.fail(st::bad_param_err, synd::uid_kernel_only);
+		return c.fail(st::bad_param_err, synd::uid_kernel_only);
 	if (!uctxs_.valid_uid(c.uid))
-		return (void)c.fail(st::bad_param_err, synd::uctx_invalid);
+		return c.fail(st::bad_param_err, synd::uctx_invalid);
+	return true;
+}
 
+void device::execute(cmd_ctx &c)
+{
+	if (!header_ok(c))
+		return;
 	qps_.collect();
 	if (c.opcode == op::create_qp)
 		qps_.prepare_create();
@@ -82,6 +88,18 @@ void device::execute(cmd_ctx &c)
 	lock_guard dp(dp_.lock());
 	dp_.command_ran();
 	c.dp_hold = &dp;
+	if (!function_cmd(c) && !queue_cmd(c) && !resource_cmd(c))
+		c.fail(st::bad_op_err, synd::bad_opcode);
+	// What the command changed is seen afresh, also by a pass that ran
+	// while it relaxed the lock.
+	dp_.command_ran();
+	c.dp_hold = nullptr;
+	after_command(c);
+}
+
+// The function's life cycle and its pages; false: not one of these.
+bool device::function_cmd(cmd_ctx &c)
+{
 	constexpr hca_state E = hca_state::enabled, I = hca_state::initialized;
 	switch (c.opcode) {
 	case op::enable_hca: enable_hca(c); break;
@@ -103,8 +121,16 @@ void device::execute(cmd_ctx &c)
 	case op::query_pages: if (need(c, E)) query_pages(c); break;
 	case op::manage_pages: if (need(c, E)) manage_pages(c); break;
 	case op::nop: if (need(c, E)) nop(c); break;
-	case op::alloc_uar: if (need(c, I)) alloc_uar(c); break;
-	case op::dealloc_uar: if (need(c, I)) dealloc_uar(c); break;
+	default: return false;
+	}
+	return true;
+}
+
+// EQs, CQs, QPs and SRQs; false: not one of these.
+bool device::queue_cmd(cmd_ctx &c)
+{
+	constexpr hca_state I = hca_state::initialized;
+	switch (c.opcode) {
 	case op::create_eq: if (need(c, I)) eqs_.create(c); break;
 	case op::destroy_eq: if (need(c, I)) eqs_.destroy(c); break;
 	case op::query_eq: if (need(c, I)) eqs_.query(c); break;
@@ -120,20 +146,6 @@ void device::execute(cmd_ctx &c)
 			cqs_.modify(c);
 		}
 		break;
-	case op::query_esw_functions: if (need(c, I)) vport_.query_esw_functions(c); break;
-	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
-	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
-	case op::set_roce_address: if (need(c, I)) vport_.set_roce_address(c); break;
-	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;
-	case op::dealloc_pd: if (need(c, I)) dealloc_pd(c); break;
-	case op::alloc_transport_domain: if (need(c, I)) alloc_td(c); break;
-	case op::dealloc_transport_domain: if (need(c, I)) dealloc_td(c); break;
-	case op::create_mkey: if (need(c, I)) mkeys_.create(c); break;
-	case op::destroy_mkey: if (need(c, I)) mkeys_.destroy(c); break;
-	case op::query_mkey: if (need(c, I)) mkeys_.query(c); break;
-	case op::alloc_q_counter: if (need(c, I)) alloc_q_counter(c); break;
-	case op::dealloc_q_counter: if (need(c, I)) dealloc_q_counter(c); break;
-	case op::query_q_counter: if (need(c, I)) query_q_counter(c); break;
 	case op::create_qp: if (need(c, I)) qps_.create(c); break;
 	case op::destroy_qp: if (need(c, I)) qps_.destroy(c); break;
 	case op::query_qp: if (need(c, I)) qps_.query(c); break;
@@ -150,6 +162,33 @@ void device::execute(cmd_ctx &c)
 	case op::destroy_srq: if (need(c, I)) srqs_.destroy(c); break;
 	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
 	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
+	default: return false;
+	}
+	return true;
+}
+
+// UARs, PDs, TDs, mkeys, counters, the vport, user contexts and their
+// memory; false: not one of these.
+bool device::resource_cmd(cmd_ctx &c)
+{
+	constexpr hca_state I = hca_state::initialized;
+	switch (c.opcode) {
+	case op::alloc_uar: if (need(c, I)) alloc_uar(c); break;
+	case op::dealloc_uar: if (need(c, I)) dealloc_uar(c); break;
+	case op::query_esw_functions: if (need(c, I)) vport_.query_esw_functions(c); break;
+	case op::query_vport_state: if (need(c, I)) vport_.query_state(c); break;
+	case op::query_nic_vport_context: if (need(c, I)) vport_.query_nic_context(c); break;
+	case op::set_roce_address: if (need(c, I)) vport_.set_roce_address(c); break;
+	case op::alloc_pd: if (need(c, I)) alloc_pd(c); break;
+	case op::dealloc_pd: if (need(c, I)) dealloc_pd(c); break;
+	case op::alloc_transport_domain: if (need(c, I)) alloc_td(c); break;
+	case op::dealloc_transport_domain: if (need(c, I)) dealloc_td(c); break;
+	case op::create_mkey: if (need(c, I)) mkeys_.create(c); break;
+	case op::destroy_mkey: if (need(c, I)) mkeys_.destroy(c); break;
+	case op::query_mkey: if (need(c, I)) mkeys_.query(c); break;
+	case op::alloc_q_counter: if (need(c, I)) alloc_q_counter(c); break;
+	case op::dealloc_q_counter: if (need(c, I)) dealloc_q_counter(c); break;
+	case op::query_q_counter: if (need(c, I)) query_q_counter(c); break;
 	case op::create_uctx: if (need(c, I)) uctxs_.create(c); break;
 	case op::create_umem: if (need(c, I)) umems_.create(c); break;
 	case op::destroy_umem: if (need(c, I)) umems_.destroy(c); break;
@@ -157,15 +196,9 @@ void device::execute(cmd_ctx &c)
 		if (need(c, I))
 			uctxs_.destroy(c, [&](u16 uid) { return uid_in_use(uid); });
 		break;
-	default:
-		c.fail(st::bad_op_err, synd::bad_opcode);
-		break;
+	default: return false;
 	}
-	// What the command changed is seen afresh, also by a pass that ran
-	// while it relaxed the lock.
-	dp_.command_ran();
-	c.dp_hold = nullptr;
-	after_command(c);
+	return true;
 }
 
 void device::after_command(cmd_ctx &c)

@@ -94,6 +94,10 @@ private:
 	};
 
 	void execute(cmd_ctx &c);
+	bool header_ok(cmd_ctx &c);
+	bool function_cmd(cmd_ctx &c);
+	bool queue_cmd(cmd_ctx &c);
+	bool resource_cmd(cmd_ctx &c);
 	bool need(cmd_ctx &c, hca_state s);
 	void after_command(cmd_ctx &c);
 	u32 pages_target() const;
