@@ -343,6 +343,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	memcpy(hp.mac, p->mac, sizeof(hp.mac));
 	hp.mtu = p->mtu;
 	hp.link_down = !p->link_up;
+	hp.devx_objects = p->devx_objects;
 	err = scx_hca_create(&hp, &kdev->hca);
 	if (err)
 		goto err_irqs;

@@ -512,6 +512,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 		.dp_idle_max_us = scx_settings.dp_idle_max_us ?:
 				  (scx_uar_trapping() ? 100000 : 16000),
 		.dp_doorbells_trap = scx_uar_trapping(),
+		.devx_objects = scx_settings.devx,
 	};
 	struct scx_ib_device_attr a;
 	struct scx_ibdev *sdev;

@@ -3,6 +3,7 @@
 
 #include "prm/cmd.h"
 #include "prm/cq.h"
+#include "prm/gen_obj.h"
 #include "prm/pd.h"
 #include "prm/q_counter.h"
 #include "prm/qp.h"
@@ -38,12 +39,16 @@ void write_loc(u8 *p, loc l, u32 v)
 
 // What DEVX_OBJ_CREATE may make, and how each is destroyed. Others of
 // mlx5_ib's list either carry memory that cannot be put in a umem here
-// (SRQ, mkey) or are objects softcx does not have.
+// (SRQ, mkey) or are objects softcx does not have. A general object is
+// told apart by its obj_type (0 for the others).
 struct kind {
 	u16 create, destroy;
 	loc out_id, destroy_id;
+	u16 obj_type = 0;
 };
 constexpr kind kinds[] = {
+	{op::create_general_object, op::destroy_general_object, at(prm::general_obj_out_cmd_hdr::obj_id),
+	 at(prm::general_obj_in_cmd_hdr::obj_id), prm::obj_type::reserved_qpn},
 	{op::create_cq, op::destroy_cq, at(prm::create_cq_out::cqn), at(prm::destroy_cq_in::cqn)},
 	{op::create_qp, op::destroy_qp, at(prm::create_qp_out::qpn), at(prm::destroy_qp_in::qpn)},
 	{op::alloc_pd, op::dealloc_pd, at(prm::alloc_pd_out::pd), at(prm::dealloc_pd_in::pd)},
@@ -60,6 +65,7 @@ struct use {
 	obj_method method;
 	u16 create;
 	loc id;
+	u16 obj_type = 0;
 };
 // Every QP command names its QP at the same place.
 constexpr loc qpn_at = at(prm::query_qp_in::qpn);
@@ -76,20 +82,39 @@ constexpr use uses[] = {
 	{op::query_cq, obj_method::query, op::create_cq, at(prm::query_cq_in::cqn)},
 	{op::query_qp, obj_method::query, op::create_qp, qpn_at},
 	{op::query_q_counter, obj_method::query, op::alloc_q_counter, at(prm::query_q_counter_in::counter_set_id)},
+	{op::query_general_object, obj_method::query, op::create_general_object,
+	 at(prm::general_obj_in_cmd_hdr::obj_id), prm::obj_type::reserved_qpn},
 };
 
-const kind *kind_of(u16 create)
+u16 opcode_of(const u8 *in) { return u16(prm::get(in, prm::mbox_in::opcode)); }
+
+// A general object command's obj_type, 0 for any other command.
+u16 obj_type_of(const u8 *in, u32 inlen)
 {
+	u16 opcode = opcode_of(in);
+	bool general = opcode >= op::create_general_object && opcode <= op::destroy_general_object;
+	return general && inlen >= prm::general_obj_in_cmd_hdr::size_bytes
+		       ? u16(prm::get(in, prm::general_obj_in_cmd_hdr::obj_type))
+		       : 0;
+}
+
+// mlx5_ib's name of an object made by create (with obj_type) as number id.
+u64 name_of(u16 create, u16 obj_type, u32 id) { return obj_name(u32(obj_type) << 16 | create, id); }
+
+const kind *kind_of(const u8 *in, u32 inlen)
+{
+	u16 opcode = opcode_of(in), type = obj_type_of(in, inlen);
 	for (const kind &k : kinds)
-		if (k.create == create)
+		if (k.create == opcode && k.obj_type == type)
 			return &k;
 	return nullptr;
 }
 
-const use *use_of(u16 opcode)
+const use *use_of(const u8 *in, u32 inlen)
 {
+	u16 opcode = opcode_of(in), type = obj_type_of(in, inlen);
 	for (const use &u : uses)
-		if (u.opcode == opcode)
+		if (u.opcode == opcode && u.obj_type == type)
 			return &u;
 	return nullptr;
 }
@@ -120,8 +145,6 @@ bool force_umem(u16 opcode, u8 *in, u32 inlen)
 		return true;
 	}
 }
-
-u16 opcode_of(const u8 *in) { return u16(prm::get(in, prm::mbox_in::opcode)); }
 
 // Objects a ConnectX makes through DEVX_OBJ that softcx does not offer
 // there: EOPNOTSUPP, as from a device without them (libmlx5's callers,
@@ -157,27 +180,14 @@ bool lacked_create(u16 opcode)
 	}
 }
 
+// The name of the object a modify or query command names (0: none it may).
+u64 named_obj(const u8 *in, u32 inlen, obj_method m)
+{
+	const use *u = use_of(in, inlen);
+	return u && u->method == m ? name_of(u->create, u->obj_type, read_loc(in, u->id)) : 0;
+}
+
 } // namespace
-
-bool obj_cmd(obj_method m, u16 opcode)
-{
-	if (m == obj_method::create)
-		return kind_of(opcode) != nullptr;
-	const use *u = use_of(opcode);
-	return u && u->method == m;
-}
-
-u64 created_obj(const u8 *in, const u8 *out)
-{
-	const kind *k = kind_of(opcode_of(in));
-	return k ? obj_name(k->create, read_loc(out, k->out_id)) : 0;
-}
-
-u64 named_obj(const u8 *in)
-{
-	const use *u = use_of(opcode_of(in));
-	return u ? obj_name(u->create, read_loc(in, u->id)) : 0;
-}
 
 status obj_create(device &dev, u16 uid, u8 *in, u32 inlen, u8 *out, u32 outlen, u64 *name,
 		  obj_destroy_cmd *destroy)
@@ -185,7 +195,7 @@ status obj_create(device &dev, u16 uid, u8 *in, u32 inlen, u8 *out, u32 outlen, 
 	if (!uid || inlen < prm::mbox_in::size_bytes || outlen < prm::mbox_out::size_bytes)
 		return errc::inval;
 	u16 opcode = opcode_of(in);
-	const kind *k = kind_of(opcode);
+	const kind *k = kind_of(in, inlen);
 	if (!k)
 		return lacked_create(opcode) ? errc::notsupp : errc::inval;
 	if (!force_umem(opcode, in, inlen))
@@ -193,10 +203,12 @@ status obj_create(device &dev, u16 uid, u8 *in, u32 inlen, u8 *out, u32 outlen, 
 	prm::set(in, prm::mbox_in::uid, uid);
 	SCX_TRY(dev.cmd().exec(in, inlen, out, outlen, cmd_if::f_quiet));
 	u32 id = read_loc(out, k->out_id);
-	*name = obj_name(k->create, id);
+	*name = name_of(k->create, k->obj_type, id);
 	*destroy = obj_destroy_cmd{};
 	prm::set(destroy->in, prm::mbox_in::opcode, k->destroy);
 	prm::set(destroy->in, prm::mbox_in::uid, uid);
+	if (k->obj_type)
+		prm::set(destroy->in, prm::general_obj_in_cmd_hdr::obj_type, k->obj_type);
 	write_loc(destroy->in, k->destroy_id, id);
 	return status::ok();
 }
@@ -207,7 +219,7 @@ status obj_use(device &dev, u16 uid, obj_method m, u64 name, u8 *in, u32 inlen, 
 	    outlen < prm::mbox_out::size_bytes)
 		return errc::inval;
 	u16 opcode = opcode_of(in);
-	if (!obj_cmd(m, opcode) || named_obj(in) != name || !force_umem(opcode, in, inlen))
+	if (named_obj(in, inlen, m) != name || !force_umem(opcode, in, inlen))
 		return errc::inval;
 	prm::set(in, prm::mbox_in::uid, uid);
 	return dev.cmd().exec(in, inlen, out, outlen, cmd_if::f_quiet);

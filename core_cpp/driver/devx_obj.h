@@ -15,15 +15,9 @@ namespace scx::driver::devx {
 
 enum class obj_method { create, modify, query };
 
-// Whether the method may carry this command.
-bool obj_cmd(obj_method m, u16 opcode);
-
-// The name of the object a create makes from its output (0: unknown), and
-// of the object a modify or query command names.
-u64 created_obj(const u8 *in, const u8 *out);
-u64 named_obj(const u8 *in);
-// The name of a verbs object of the same kind (a CQ's: CREATE_CQ, cqn).
-constexpr u64 obj_name(u16 create_opcode, u32 id) { return u64(create_opcode) << 32 | id; }
+// The name of a verbs object of the same kind (a CQ's: CREATE_CQ, cqn);
+// a general object's create code carries its obj_type << 16.
+constexpr u64 obj_name(u32 create_code, u32 id) { return u64(create_code) << 32 | id; }
 
 // What destroys an object DEVX_OBJ_CREATE made, uid stamped.
 struct obj_destroy_cmd {

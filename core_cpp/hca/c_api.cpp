@@ -48,6 +48,7 @@ hca::device_config config_from(const scx_hca_params &p)
 	if (p.mtu)
 		cfg.mtu = p.mtu;
 	cfg.link_up = !p.link_down;
+	cfg.general_objects = p.devx_objects;
 	return cfg;
 }
 

@@ -2,6 +2,7 @@
 #include "hca/caps.h"
 
 #include "hca/syndrome.h"
+#include "prm/gen_obj.h"
 
 namespace scx::hca {
 
@@ -65,7 +66,11 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::device_frequency_khz, 1000000); // timestamps in ns
 	prm::set(g, gen::native_port_num, 1);
 	prm::set(g, gen::num_vhca_ports, 1);
-	(void)cfg;
+	prm::set(g, gen::hca_cap_2, 1);
+	if (cfg.general_objects) {
+		prm::set(g, gen::general_obj_types, u64(1) << prm::obj_type::reserved_qpn);
+		prm::set(max_[3], prm::cmd_hca_cap_2::log_reserved_qpn_granularity, L::log_reserved_qpn_granularity);
+	}
 
 	u8 *a = max_[1];
 	prm::set(a, prm::atomic_caps::atomic_operations, prm::atomic_ops::cmp_swap | prm::atomic_ops::fetch_add);
@@ -92,6 +97,8 @@ int caps::page_of(u16 type)
 		return 1;
 	case prm::cap_type::roce:
 		return 2;
+	case prm::cap_type::general_2:
+		return 3;
 	default:
 		return -1;
 	}
@@ -155,7 +162,7 @@ void caps::set(cmd_ctx &c)
 		if (mode > 1)
 			return (void)c.fail(st::bad_param_err, synd::bad_cap_value);
 		prm::set(cur_[1], prm::atomic_caps::atomic_req_8B_endianness_mode, mode);
-	} else {
+	} else if (p == 2) {
 		prm::set(cur_[2], prm::roce_cap::sw_r_roce_src_udp_port,
 			 prm::get(v, prm::roce_cap::sw_r_roce_src_udp_port));
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The capability pages the hca reports (general device, atomic, RoCE), each
+// The capability pages the hca reports (general device, atomic, RoCE, the
+// second general page), each
 // as a maximum and a current value, and the few current values a driver may
 // change with SET_HCA_CAP before INIT_HCA.
 #pragma once
@@ -33,6 +34,10 @@ struct hca_limits {
 	static constexpr u32 max_q_counters = 64;
 	static constexpr u32 log_max_uctx = 10;  // user contexts (DevX) 1 .. 1023
 	static constexpr u32 log_max_umem = 12;  // user memory registrations (DevX UMEM)
+	// QPNs per RESERVED_QPN object (2^n), and at most this many of the
+	// device's QPNs reserved at once: the rest stay for CREATE_QP.
+	static constexpr u32 log_reserved_qpn_granularity = 3;
+	static constexpr u32 max_reserved_qpns = 1u << (log_max_qp - 1);
 	static constexpr u32 first_uar = 8;     // BAR0 pages below hold the init segment
 	static constexpr u32 num_uars = 256;
 };
@@ -46,9 +51,10 @@ public:
 
 	// The current general capabilities (prm::cmd_hca_cap layout).
 	const u8 *general() const { return cur_[0]; }
+	const u8 *general_2() const { return cur_[3]; }
 
 private:
-	static constexpr u32 pages = 3; // general, atomic, RoCE
+	static constexpr u32 pages = 4; // general, atomic, RoCE, general 2
 	static int page_of(u16 type);
 
 	u8 max_[pages][prm::cmd_hca_cap::size_bytes];

@@ -4,6 +4,7 @@
 // None may be freed while an object still uses it.
 #include "hca/device.h"
 #include "hca/syndrome.h"
+#include "prm/gen_obj.h"
 #include "prm/pd.h"
 #include "prm/q_counter.h"
 #include "prm/uar.h"
@@ -11,6 +12,7 @@
 namespace scx::hca {
 
 namespace st = prm::cmd_stat;
+namespace op = prm::op;
 
 namespace {
 
@@ -119,6 +121,24 @@ void device::query_q_counter(cmd_ctx &c)
 	if (id && !uid_may_name(c.uid, q_counters_.owner(id)))
 		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 	counters_.query(id, c.out, prm::get(c.in, prm::query_q_counter_in::clear));
+}
+
+// The one general object type softcx has is a run of reserved QPNs
+// (qp_reserve.cpp); its obj_type sits where other commands have op_mod.
+void device::general_obj(cmd_ctx &c)
+{
+	if (!cfg_.general_objects)
+		return (void)c.fail(st::bad_op_err, synd::bad_opcode);
+	if (!c.need_in(prm::general_obj_in_cmd_hdr::size_bytes, synd::short_input))
+		return;
+	if (prm::get(c.in, prm::general_obj_in_cmd_hdr::obj_type) != prm::obj_type::reserved_qpn)
+		return (void)c.fail(st::bad_param_err, synd::gen_obj_bad_type);
+	switch (c.opcode) {
+	case op::create_general_object: qps_.create_reserved(c); break;
+	case op::query_general_object: qps_.query_reserved(c); break;
+	case op::destroy_general_object: qps_.destroy_reserved(c); break;
+	default: c.fail(st::bad_param_err, synd::gen_obj_no_modify); break;
+	}
 }
 
 // Whether an object of user context uid remains (DESTROY_UCTX refuses).

@@ -25,6 +25,10 @@ struct device_config {
 	u64 node_guid = 0x025c00fffe000001ull;
 	u64 system_image_guid = 0x025c00fffe000001ull;
 	bool link_up = true;
+	// General objects (RESERVED_QPN) in the caps and commands: only DevX
+	// contexts can make them, so a device whose driver grants none shows
+	// none (a ConnectX without DevX would not list them either).
+	bool general_objects = true;
 };
 
 } // namespace scx::hca

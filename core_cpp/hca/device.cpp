@@ -192,6 +192,10 @@ bool device::resource_cmd(cmd_ctx &c)
 	case op::create_uctx: if (need(c, I)) uctxs_.create(c); break;
 	case op::create_umem: if (need(c, I)) umems_.create(c); break;
 	case op::destroy_umem: if (need(c, I)) umems_.destroy(c); break;
+	case op::create_general_object:
+	case op::modify_general_object:
+	case op::query_general_object:
+	case op::destroy_general_object: if (need(c, I)) general_obj(c); break;
 	case op::destroy_uctx:
 		if (need(c, I))
 			uctxs_.destroy(c, [&](u16 uid) { return uid_in_use(uid); });

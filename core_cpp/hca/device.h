@@ -113,7 +113,7 @@ private:
 	void nop(cmd_ctx &c);
 	void query_pages(cmd_ctx &c);
 	void manage_pages(cmd_ctx &c);
-	// cmds_res.cpp: UAR, PD, Q counters
+	// cmds_res.cpp: UAR, PD, Q counters, general objects
 	void alloc_uar(cmd_ctx &c);
 	void dealloc_uar(cmd_ctx &c);
 	void alloc_pd(cmd_ctx &c);
@@ -124,6 +124,8 @@ private:
 	void alloc_q_counter(cmd_ctx &c);
 	void dealloc_q_counter(cmd_ctx &c);
 	void query_q_counter(cmd_ctx &c);
+	// CREATE/MODIFY/QUERY/DESTROY_GENERAL_OBJECT, by obj_type.
+	void general_obj(cmd_ctx &c);
 
 	bus::dma_space &dma_;
 	bus::irq_sink &irq_;

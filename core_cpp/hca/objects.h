@@ -47,7 +47,8 @@ public:
 
 	T *get(u32 num) const
 	{
-		return num >= first_ && num - first_ < count_ ? slots_[num - first_] : nullptr;
+		T *o = num >= first_ && num - first_ < count_ ? slots_[num - first_] : nullptr;
+		return o == held_tag() ? nullptr : o;
 	}
 
 	T *remove(u32 num)
@@ -58,10 +59,43 @@ public:
 		return o;
 	}
 
+	// Holds 2^log free numbers starting at a multiple of 2^log, with no
+	// object behind them: insert() passes them by, get() finds nothing.
+	// The first of them, or errc::nospc.
+	result<u32> hold_run(u32 log)
+	{
+		const u32 n = 1u << log;
+		for (u32 start = (first_ + n - 1) & ~(n - 1); start - first_ + n <= count_; start += n) {
+			u32 i = start - first_, k = 0;
+			while (k < n && !slots_[i + k])
+				k++;
+			if (k < n)
+				continue;
+			for (k = 0; k < n; k++)
+				slots_[i + k] = held_tag();
+			return start;
+		}
+		return errc::nospc;
+	}
+
+	// Gives back a run hold_run() gave (false: [num, num + n) is not
+	// wholly held).
+	bool release_run(u32 num, u32 n)
+	{
+		if (num < first_ || num - first_ + n > count_)
+			return false;
+		for (u32 k = 0; k < n; k++)
+			if (slots_[num - first_ + k] != held_tag())
+				return false;
+		for (u32 k = 0; k < n; k++)
+			slots_[num - first_ + k] = nullptr;
+		return true;
+	}
+
 	template <typename F> void for_each(F &&f)
 	{
 		for (u32 i = 0; i < count_; i++)
-			if (slots_[i])
+			if (slots_[i] && slots_[i] != held_tag())
 				f(first_ + i, slots_[i]);
 	}
 
@@ -69,6 +103,10 @@ public:
 	u32 capacity() const { return count_; }
 
 private:
+	// What a held number's slot points at: never dereferenced.
+	static T *held_tag() { return reinterpret_cast<T *>(&held_byte_); }
+	static inline char held_byte_;
+
 	T **slots_ = nullptr;
 	u32 first_ = 0;
 	u32 count_ = 0;

@@ -24,8 +24,10 @@ status qp_table::init(const qp_deps &deps, u32 log_max_qp)
 	SCX_TRY(lock_.init(lock_class::hca_qp));
 	ntps_ = (1u << log_max_qp) - first_qpn;
 	tps_ = static_cast<tp_qp **>(alloc_bytes(sizeof(tp_qp *) * ntps_));
-	if (!tps_)
+	runs_ = static_cast<qpn_run *>(alloc_bytes(sizeof(qpn_run) * max_runs));
+	if (!tps_ || !runs_)
 		return errc::nomem;
+	zero_bytes(runs_, sizeof(qpn_run) * max_runs);
 	return table_.init(first_qpn, ntps_);
 }
 
@@ -35,6 +37,7 @@ qp_table::~qp_table()
 	for (u32 i = 0; tps_ && i < ntps_; i++)
 		tp_qp_delete(tps_[i]);
 	free_bytes(tps_);
+	free_bytes(runs_);
 	tp_qp_delete(spare_);
 }
 
@@ -340,6 +343,8 @@ bool qp_table::any_owned_by(u16 uid)
 	bool found = false;
 	lock_guard g(lock_);
 	table_.for_each([&](u32, qp_ctx *q) { found = found || q->rt.uid == uid; });
+	for (u32 i = 0; i < max_runs && !found; i++)
+		found = runs_[i].used && runs_[i].uid == uid;
 	return found;
 }
 
@@ -393,6 +398,7 @@ void qp_table::reset()
 		if (q)
 			free_qp(q);
 	}
+	reset_reserved();
 }
 
 } // namespace scx::hca

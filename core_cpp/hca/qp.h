@@ -190,8 +190,16 @@ public:
 	void destroy(cmd_ctx &c);
 	// Destroy every QP (TEARDOWN_HCA).
 	void reset();
-	// Whether some QP was made by user context uid (uctx.h).
+	// Whether some QP or reserved QPN run was made by user context uid
+	// (uctx.h).
 	bool any_owned_by(u16 uid);
+
+	// Reserved QP numbers, the general object RESERVED_QPN
+	// (qp_reserve.cpp): runs of QPNs no CREATE_QP hands out while held.
+	void create_reserved(cmd_ctx &c);
+	void query_reserved(cmd_ctx &c);
+	void destroy_reserved(cmd_ctx &c);
+	u32 reserved_count() const { return reserved_; }
 
 	// For the data path: a snapshot of QP qpn, or false.
 	bool lookup(u32 qpn, qp_runtime *out);
@@ -257,7 +265,20 @@ private:
 	void create_image(u8 *img, qp_runtime &rt, const u8 *qpc, const create_plan &p);
 	result<u32> create_publish(qp_ctx *qp, const create_plan &p);
 
+	// A run of reserved QPNs: [first, first + 2^log), held for uid.
+	struct qpn_run {
+		u32 first;
+		u16 uid;
+		u8 log;
+		u8 used;
+	};
+	static constexpr u32 max_runs = hca_limits::max_reserved_qpns;
+	qpn_run *find_run(u32 first);
+	void reset_reserved();
+
 	qp_deps d_{};
+	qpn_run *runs_ = nullptr;   // max_runs of them
+	u32 reserved_ = 0;          // QPNs held in runs
 	u32 live_ = 0;
 	u32 gsi_qpn_ = 0;   // 0: none
 	u32 epoch_ = 0;

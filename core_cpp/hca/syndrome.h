@@ -9,7 +9,7 @@
 // A value is never reused for another site; tests and the driver's error log
 // may rely on it. Areas: 01 transport/header, 02 lifecycle, 03 caps, 04 pages,
 // 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0c QP, 0d SRQ,
-// 0f injected, 10 user contexts (uids).
+// 0f injected, 10 user contexts (uids), 11 user memory, 12 general objects.
 #pragma once
 
 #include "lib/types.h"
@@ -174,6 +174,13 @@ constexpr u32 umem_bad_mtt = make(0x11, 0x05);        // BAD_PARAM: an MTT misal
 constexpr u32 umem_unsupported = make(0x11, 0x06);    // BAD_PARAM: ats set
 constexpr u32 umem_out_of_range = make(0x11, 0x07);   // BAD_PARAM: an object's offset/length outside its umem
 constexpr u32 umem_read_only = make(0x11, 0x08);      // BAD_PARAM: the device must write an object in a umem without wr_en
+
+// 12: general objects (RESERVED_QPN)
+constexpr u32 gen_obj_bad_type = make(0x12, 0x01);    // BAD_PARAM: an obj_type softcx does not have
+constexpr u32 gen_obj_invalid = make(0x12, 0x02);     // BAD_RES: no such object of that type
+constexpr u32 gen_obj_exhausted = make(0x12, 0x03);   // NO_RES: no free run of QPNs (or max_reserved_qpns held)
+constexpr u32 gen_obj_bad_range = make(0x12, 0x04);   // BAD_PARAM: log_obj_range above the granularity
+constexpr u32 gen_obj_no_modify = make(0x12, 0x05);   // BAD_PARAM: MODIFY of a type with nothing to modify
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

@@ -144,6 +144,8 @@ constexpr u8 wq_access_error = 0x11;
 constexpr u8 srq_catas_error = 0x12;
 constexpr u8 srq_last_wqe = 0x13;
 constexpr u8 srq_rq_limit = 0x14;
+constexpr u8 dct_drained = 0x1c;
+constexpr u8 dct_key_violation = 0x1d;
 } // namespace scx::prm::event_type
 
 // eqe::event_sub_type of a PORT_CHANGE event (MLX5_PORT_CHANGE_SUBTYPE_*).

@@ -140,6 +140,13 @@ constexpr field<0x20, 32> syndrome{};
 constexpr u32 size_bytes = 0x10;
 } // namespace scx::prm::set_hca_cap_out
 
+// The second general page (MLX5_CAP_GENERAL_2). log_reserved_qpn_granularity
+// is rdma-core's (6.1's kernel keeps those bits reserved): each RESERVED_QPN
+// general object holds 2^n QP numbers.
+namespace scx::prm::cmd_hca_cap_2 {
+constexpr field<0x93, 5> log_reserved_qpn_granularity{};
+} // namespace scx::prm::cmd_hca_cap_2
+
 // Capability pages (device.h enum mlx5_cap_type). QUERY_HCA_CAP's op_mod is
 // (type << 1) | mode; SET_HCA_CAP's is type << 1 (it sets the current value).
 namespace scx::prm::cap_type {
@@ -148,6 +155,7 @@ constexpr u16 ethernet_offloads = 0x1;
 constexpr u16 odp = 0x2;
 constexpr u16 atomic = 0x3;
 constexpr u16 roce = 0x4;
+constexpr u16 general_2 = 0x20;
 constexpr u16 count = 0x27;  // MLX5_CAP_NUM (6.1): types 0 .. count - 1 exist
 } // namespace scx::prm::cap_type
 

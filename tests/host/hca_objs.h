@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Queue pairs, SRQs and the objects they name, made by raw commands
-// (test_hca_qp.cpp, test_hca_uctx.cpp). Every command goes out with the
+// (test_hca_qp.cpp, test_hca_uctx.cpp, test_hca_gen_obj.cpp). Every command goes out with the
 // uid in cmd_uid() stamped into its header: 0, the driver, unless a test
 // acts for a user context (as_uid).
 #pragma once
@@ -12,6 +12,7 @@
 #include "prm/pd.h"
 #include "prm/qp.h"
 #include "prm/srq.h"
+#include "prm/uctx.h"
 
 namespace hca_test {
 
@@ -230,6 +231,24 @@ inline u8 dealloc_pd(qp_rig &rig, u32 pd, u32 *synd = nullptr)
 	auto d = cmd_in(prm::op::dealloc_pd, prm::dealloc_pd_in::size_bytes);
 	prm::set(d.data(), prm::dealloc_pd_in::pd, pd);
 	return run(rig, d, 16, synd);
+}
+
+// A user context's uid (0: refused, *s its syndrome).
+inline u16 create_uctx(hca_rig &rig, u32 cap = 0, u32 *s = nullptr)
+{
+	auto c = cmd_in(prm::op::create_uctx, prm::create_uctx_in::size_bytes);
+	prm::set(prm::at(c.data(), prm::create_uctx_in::uctx), prm::uctx::cap, cap);
+	std::vector<u8> out;
+	if (run(rig, c, prm::create_uctx_out::size_bytes, s, &out))
+		return 0;
+	return u16(prm::get(out.data(), prm::create_uctx_out::uid));
+}
+
+inline u8 destroy_uctx(hca_rig &rig, u16 uid, u32 *s = nullptr)
+{
+	auto c = cmd_in(prm::op::destroy_uctx, prm::destroy_uctx_in::size_bytes);
+	prm::set(c.data(), prm::destroy_uctx_in::uid, uid);
+	return run(rig, c, 16, s);
 }
 
 } // namespace hca_test

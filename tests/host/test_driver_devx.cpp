@@ -13,6 +13,7 @@
 #include "driver_hca_fixture.h"
 #include "prm/cmd.h"
 #include "prm/cq.h"
+#include "prm/gen_obj.h"
 #include "prm/hca_cap.h"
 #include "prm/vport.h"
 
@@ -164,4 +165,61 @@ TEST_F(DriverHca, DevxObjectsLiveInUmemsAndDieByTheirOwnCommand)
 	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *u));
 	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *other));
 	plat.dma_free(ring, 2 * 4096, ring_dma);
+}
+
+// RESERVED_QPN is a general object: named as mlx5_ib names one (its
+// obj_type in the create code), destroyed by DESTROY_GENERAL_OBJECT of that
+// type; other general object types are absent.
+TEST_F(DriverHca, DevxReservedQpnIsAGeneralObject)
+{
+	ASSERT_TRUE(start());
+	result<u16> u = driver::cmd::create_uctx(cmd(), 0);
+	ASSERT_TRUE(u);
+	namespace gh = prm::general_obj_in_cmd_hdr;
+	std::vector<u8> in(gh::size_bytes + prm::reserved_qpn::size_bytes), out(prm::general_obj_out_cmd_hdr::size_bytes);
+	prm::set(in.data(), gh::opcode, prm::op::create_general_object);
+	prm::set(in.data(), gh::obj_type, prm::obj_type::reserved_qpn);
+	prm::set(in.data(), gh::log_obj_range, 3);
+	u64 name = 0;
+	driver::devx::obj_destroy_cmd destroy;
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
+					     &destroy));
+	u32 first = u32(prm::get(out.data(), prm::general_obj_out_cmd_hdr::obj_id));
+	EXPECT_EQ(first % 8, 0u);
+	EXPECT_EQ(name, driver::devx::obj_name(prm::obj_type::reserved_qpn << 16 | prm::op::create_general_object, first));
+	EXPECT_EQ(prm::get(destroy.in, gh::opcode), prm::op::destroy_general_object);
+	EXPECT_EQ(prm::get(destroy.in, gh::obj_type), prm::obj_type::reserved_qpn);
+	EXPECT_EQ(prm::get(destroy.in, gh::obj_id), first);
+	EXPECT_EQ(prm::get(destroy.in, gh::uid), *u);
+
+	std::vector<u8> q(gh::size_bytes), qo(prm::general_obj_out_cmd_hdr::size_bytes + prm::reserved_qpn::size_bytes);
+	prm::set(q.data(), gh::opcode, prm::op::query_general_object);
+	prm::set(q.data(), gh::obj_type, prm::obj_type::reserved_qpn);
+	prm::set(q.data(), gh::obj_id, first);
+	EXPECT_TRUE(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					  qo.data(), u32(qo.size())));
+	// The same number as another type's object is another name.
+	prm::set(q.data(), gh::obj_type, 0x13);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::inval);
+	prm::set(in.data(), gh::obj_type, 0x13);
+	EXPECT_EQ(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
+					   &destroy)
+			  .code(),
+		  errc::notsupp);
+
+	EXPECT_FALSE(driver::cmd::destroy_uctx(cmd(), *u));
+	prm::set(in.data(), gh::obj_type, prm::obj_type::reserved_qpn);
+	driver::devx::obj_destroy_cmd keep;
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
+					     &keep));
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, keep));
+	EXPECT_FALSE(driver::devx::obj_destroy(*drv, keep));
+	// destroy still holds the first run's command.
+	prm::set(destroy.in, gh::obj_id, first);
+	prm::set(destroy.in, gh::obj_type, prm::obj_type::reserved_qpn);
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, destroy));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *u));
 }

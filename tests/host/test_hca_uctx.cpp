@@ -23,23 +23,6 @@ namespace synd = hca::synd;
 
 namespace {
 
-u16 create_uctx(hca_rig &rig, u32 cap = 0, u32 *s = nullptr)
-{
-	auto c = cmd_in(prm::op::create_uctx, prm::create_uctx_in::size_bytes);
-	prm::set(prm::at(c.data(), prm::create_uctx_in::uctx), prm::uctx::cap, cap);
-	std::vector<u8> out;
-	if (run(rig, c, prm::create_uctx_out::size_bytes, s, &out))
-		return 0;
-	return u16(prm::get(out.data(), prm::create_uctx_out::uid));
-}
-
-u8 destroy_uctx(hca_rig &rig, u16 uid, u32 *s = nullptr)
-{
-	auto c = cmd_in(prm::op::destroy_uctx, prm::destroy_uctx_in::size_bytes);
-	prm::set(c.data(), prm::destroy_uctx_in::uid, uid);
-	return run(rig, c, 16, s);
-}
-
 // ALLOC_UAR, ALLOC_Q_COUNTER...: the number in field of the output, 0 if refused.
 template <typename F> u32 alloc_number(hca_rig &rig, u16 op, F field)
 {

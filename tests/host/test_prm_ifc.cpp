@@ -14,6 +14,7 @@
 #include "prm/cmd.h"
 #include "prm/cmdq.h"
 #include "prm/cq.h"
+#include "prm/dct.h"
 #include "prm/eq.h"
 #include "prm/hca.h"
 #include "prm/hca_cap.h"
@@ -45,7 +46,7 @@ const std::set<std::string> k_own_fields = {
 	// DevX users' fields that rdma-core's mlx5_ifc.h names and 6.1's keeps
 	// reserved (its kernel never sets them).
 	"cqc.dbr_umem_id", "create_cq_in.cq_umem_offset", "create_cq_in.cq_umem_id", "qpc.dbr_umem_id",
-	"create_qp_in.wq_umem_offset", "create_qp_in.wq_umem_id",
+	"create_qp_in.wq_umem_offset", "create_qp_in.wq_umem_id", "cmd_hca_cap_2.log_reserved_qpn_granularity",
 };
 
 const kifc::kernel_field *find_kernel(const char *layout, const char *name)
@@ -197,6 +198,10 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_CMD_OP_CREATE_PSV", prm::op::create_psv},
 		{"MLX5_CMD_OP_CREATE_XRC_SRQ", prm::op::create_xrc_srq},
 		{"MLX5_CMD_OP_CREATE_DCT", prm::op::create_dct},
+		{"MLX5_CMD_OP_DESTROY_DCT", prm::op::destroy_dct},
+		{"MLX5_CMD_OP_DRAIN_DCT", prm::op::drain_dct},
+		{"MLX5_CMD_OP_QUERY_DCT", prm::op::query_dct},
+		{"MLX5_CMD_OP_ARM_DCT_FOR_KEY_VIOLATION", prm::op::arm_dct_for_key_violation},
 		{"MLX5_CMD_OP_CREATE_XRQ", prm::op::create_xrq},
 		{"MLX5_CMD_OP_CREATE_SCHEDULING_ELEMENT", prm::op::create_scheduling_element},
 		{"MLX5_CMD_OP_ALLOC_XRCD", prm::op::alloc_xrcd},
@@ -212,6 +217,9 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT", prm::op::alloc_packet_reformat_context},
 		{"MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT", prm::op::alloc_modify_header_context},
 		{"MLX5_CMD_OP_CREATE_GENERAL_OBJECT", prm::op::create_general_object},
+		{"MLX5_CMD_OP_MODIFY_GENERAL_OBJECT", prm::op::modify_general_object},
+		{"MLX5_CMD_OP_QUERY_GENERAL_OBJECT", prm::op::query_general_object},
+		{"MLX5_CMD_OP_DESTROY_GENERAL_OBJECT", prm::op::destroy_general_object},
 
 		{"MLX5_CMD_STAT_OK", prm::cmd_stat::ok},
 		{"MLX5_CMD_STAT_INT_ERR", prm::cmd_stat::int_err},
@@ -266,6 +274,11 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_EVENT_TYPE_SRQ_CATAS_ERROR", prm::event_type::srq_catas_error},
 		{"MLX5_EVENT_TYPE_SRQ_LAST_WQE", prm::event_type::srq_last_wqe},
 		{"MLX5_EVENT_TYPE_SRQ_RQ_LIMIT", prm::event_type::srq_rq_limit},
+		{"MLX5_EVENT_TYPE_DCT_DRAINED", prm::event_type::dct_drained},
+		{"MLX5_EVENT_TYPE_DCT_KEY_VIOLATION", prm::event_type::dct_key_violation},
+		{"MLX5_DCTC_STATE_ACTIVE", prm::dctc_state::active},
+		{"MLX5_DCTC_STATE_DRAINING", prm::dctc_state::draining},
+		{"MLX5_DCTC_STATE_DRAINED", prm::dctc_state::drained},
 		{"MLX5_PORT_CHANGE_SUBTYPE_DOWN", prm::port_change_subtype::down},
 		{"MLX5_PORT_CHANGE_SUBTYPE_ACTIVE", prm::port_change_subtype::active},
 		{"MLX5_PORT_CHANGE_SUBTYPE_INITIALIZED", prm::port_change_subtype::initialized},
@@ -324,6 +337,7 @@ TEST(PrmIfc, ConstantsMatchTheKernel)
 		{"MLX5_CAP_ODP", prm::cap_type::odp},
 		{"MLX5_CAP_ATOMIC", prm::cap_type::atomic},
 		{"MLX5_CAP_ROCE", prm::cap_type::roce},
+		{"MLX5_CAP_GENERAL_2", prm::cap_type::general_2},
 		{"HCA_CAP_OPMOD_GET_MAX", prm::cap_mode::max},
 		{"HCA_CAP_OPMOD_GET_CUR", prm::cap_mode::cur},
 		{"MLX5_CAP_PORT_TYPE_IB", prm::port_type::ib},

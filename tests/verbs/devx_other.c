@@ -45,7 +45,15 @@
  *                      umems go; CREATE_SRQ through DEVX_OBJ: EOPNOTSUPP
  *                      (an object softcx does not offer there)
  *   devx_obj_close     a DevX CQ and its umems left at close: all destroyed
+ *   devx_reserved_qpn  mlx5dv_reserved_qpn_alloc 1000 times: distinct
+ *                      numbers, one CREATE_GENERAL_OBJECT per 8 (the
+ *                      granularity the caps give), none of them the number
+ *                      of a QP created meanwhile; all freed: as many
+ *                      DESTROY_GENERAL_OBJECTs; freeing one twice: EINVAL
+ *   devx_reserved_close  a run left at close is destroyed with the context
  * Without DevX, also:
+ *   reserved_qpn_absent  mlx5dv_reserved_qpn_alloc: EOPNOTSUPP (the caps
+ *                      list no general objects when DevX is not granted)
  *   umem_needs_devx    mlx5dv_devx_umem_reg: EPROTONOSUPPORT (with DevX
  *                      contexts not granted, the UMEM and OBJ objects are
  *                      not offered, as on a device without DevX), the
@@ -73,6 +81,8 @@
 #define OP_CREATE_SRQ 0x700
 #define OP_QUERY_QP 0x50b
 #define OP_QP_2ERR 0x507
+#define OP_CREATE_GENERAL_OBJECT 0xa00
+#define OP_DESTROY_GENERAL_OBJECT 0xa03
 #define OP_CREATE_UMEM 0xa08
 #define OP_DESTROY_UMEM 0xa0a
 #define STATUS_BAD_OUTP_LEN 0x51
@@ -512,6 +522,87 @@ static long long devx_obj_leave(struct ibv_context *ctx, const char *dbg, uint32
 	return cmd_count(dbg, cq_destroy, 1);
 }
 
+static const uint16_t gen_create[] = { OP_CREATE_GENERAL_OBJECT }, gen_destroy[] = { OP_DESTROY_GENERAL_OBJECT };
+
+/* Whether qpn is among the n in qpns. */
+static bool holds(const uint32_t *qpns, int n, uint32_t qpn)
+{
+	for (int i = 0; i < n; i++)
+		if (qpns[i] == qpn)
+			return true;
+	return false;
+}
+
+/* An RC QP's number (0: none could be made). */
+static uint32_t some_qpn(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct ibv_qp *qp = NULL;
+	uint32_t qpn = 0;
+
+	qa.send_cq = qa.recv_cq = cq;
+	if (pd && cq)
+		qp = ibv_create_qp(pd, &qa);
+	if (qp) {
+		qpn = qp->qp_num;
+		ibv_destroy_qp(qp);
+	}
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	return qpn;
+}
+
+static void devx_reserved_qpn(struct ibv_context *ctx, const char *dbg)
+{
+	enum { n = 1000, per_run = 8 };
+	static uint32_t qpns[n];
+	long long c0 = cmd_count(dbg, gen_create, 1), d0 = cmd_count(dbg, gen_destroy, 1), c1, d1;
+	uint32_t qpn = 0;
+	char why[160] = "";
+	int i, err = 0, got = 0;
+	bool ok = true;
+
+	for (; got < n && !(err = mlx5dv_reserved_qpn_alloc(ctx, &qpns[got])); got++)
+		if (holds(qpns, got, qpns[got]))
+			break;
+	c1 = cmd_count(dbg, gen_create, 1);
+	if (got < n) {
+		ok = false;
+		snprintf(why, sizeof(why), "alloc %d: %s", got, err ? strerror(err) : "a number twice");
+	} else if (c1 - c0 != n / per_run) {
+		ok = false;
+		snprintf(why, sizeof(why), "%lld CREATE_GENERAL_OBJECTs for %d numbers", c1 - c0, n);
+	}
+	for (i = 0; ok && i < 20; i++) {
+		qpn = some_qpn(ctx);
+		if (!qpn || holds(qpns, n, qpn)) {
+			ok = false;
+			snprintf(why, sizeof(why), "QP %d: qpn 0x%x%s", i, qpn, qpn ? ", a reserved one" : "");
+		}
+	}
+	for (i = 0; i < got; i++)
+		if ((err = mlx5dv_reserved_qpn_dealloc(ctx, qpns[i])) && ok) {
+			ok = false;
+			snprintf(why, sizeof(why), "dealloc 0x%x: %s", qpns[i], strerror(err));
+		}
+	d1 = cmd_count(dbg, gen_destroy, 1);
+	if (ok && d1 - d0 != c1 - c0) {
+		ok = false;
+		snprintf(why, sizeof(why), "%lld destroys for %lld creates", d1 - d0, c1 - c0);
+	}
+	err = got ? mlx5dv_reserved_qpn_dealloc(ctx, qpns[0]) : EINVAL;
+	if (ok && err != EINVAL) {
+		ok = false;
+		snprintf(why, sizeof(why), "freed twice: %s", strerror(err));
+	}
+	vt_result("devx_reserved_qpn", ok, "%d numbers from 0x%x, %lld objects %s", got, got ? qpns[0] : 0,
+		  c1 - c0, why);
+}
+
 static int devx_mode(const char *dev, const char *dbg, int gidx)
 {
 	int err;
@@ -530,11 +621,17 @@ static int devx_mode(const char *dev, const char *dbg, int gidx)
 	devx_umem(ctx, dbg, &left);
 	devx_obj_verbs(ctx, &uar);
 	devx_obj_cq(ctx, dbg, uar);
+	devx_reserved_qpn(ctx, dbg);
 	cq_left = devx_obj_leave(ctx, dbg, uar);
+	uint32_t kept = 0;
+	long long gen_left = mlx5dv_reserved_qpn_alloc(ctx, &kept) ? -1 : cmd_count(dbg, gen_destroy, 1), gen_gone;
 	left = cmd_count(dbg, umem_destroy, 1);
 	ibv_close_device(ctx);
 	gone = cmd_count(dbg, umem_destroy, 1);
 	cq_gone = cmd_count(dbg, cq_destroy, 1);
+	gen_gone = cmd_count(dbg, gen_destroy, 1);
+	vt_result("devx_reserved_close", gen_left >= 0 && gen_gone == gen_left + 1,
+		  "QPN 0x%x kept; DESTROY_GENERAL_OBJECT %lld -> %lld at close", kept, gen_left, gen_gone);
 	/* At close: the CQ, then its two umems and the one devx_umem left. */
 	vt_result("devx_umem_close", left >= 0 && gone == left + 3, "DESTROY_UMEM %lld -> %lld at close", left, gone);
 	vt_result("devx_obj_close", cq_left >= 0 && cq_gone == cq_left + 1, "DESTROY_CQ %lld -> %lld at close",
@@ -576,6 +673,9 @@ int main(int argc, char **argv)
 	esw_functions(ctx);
 	not_whitelisted(ctx, dbg);
 	umem_needs_devx(ctx, dbg);
+	uint32_t qpn = 0;
+	int err = mlx5dv_reserved_qpn_alloc(ctx, &qpn);
+	vt_result("reserved_qpn_absent", err == EOPNOTSUPP, "mlx5dv_reserved_qpn_alloc: %s", strerror(err));
 	query_eqn(ctx, dbg);
 	ibv_close_device(ctx);
 	return vt_failures ? 1 : 0;

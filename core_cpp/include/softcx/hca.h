@@ -23,6 +23,7 @@ struct scx_hca_params {
 	uint8_t mac[6];           /* port MAC; all zero: the hca's default */
 	uint16_t mtu;             /* port MTU; 0: default */
 	bool link_down;           /* the port starts down */
+	bool devx_objects;        /* offer general objects (DevX contexts reach them) */
 	struct scx_dma_domain *dma_domain; /* what the device may reach */
 	void *ctx;
 	/* Raise MSI-X `vector`; called from any context, must not sleep. */
