@@ -389,7 +389,7 @@ CONST_PREFIXES = ("MLX5_CMD_OP_", "MLX5_CMD_STAT_", "MLX5_CMD_DELIVERY_STAT_", "
                   "MLX5_NIC_IFC_", "MLX5_ADAPTER_PAGE_SHIFT", "MLX5_MODIFY_CQ_IN_OP_MOD_", "MLX5_CQ_MODIFY_",
                   "MLX5_EQE_OWNER_INIT_VAL", "MLX5_INVALID_LKEY", "MLX5_QPC_", "MLX5_QP_OPTPAR_",
                   "MLX5_NON_ZERO_RQ", "MLX5_SRQ_RQ", "MLX5_CRQ_RQ", "MLX5_ZERO_LEN_RQ", "MLX5_SRQC_STATE_",
-                  "MLX5_ARM_RQ_IN_OP_MOD_", "MLX5_SEND_WQE_BB", "MLX5_RCV_DBR", "MLX5_SND_DBR")
+                  "MLX5_ARM_RQ_IN_OP_MOD_", "MLX5_DCTC_STATE_", "MLX5_SEND_WQE_BB", "MLX5_RCV_DBR", "MLX5_SND_DBR")
 
 NS_RE = re.compile(r"namespace\s+scx::prm::(\w+)\s*\{")
 DECL_RE = re.compile(r"constexpr\s+(field|block)\s*<\s*([^,>]+?)\s*,\s*([^>]+?)\s*>\s+(\w+)\s*\{\s*\}")

@@ -107,6 +107,7 @@ void device::teardown_hca(cmd_ctx &c)
 	u32 profile = prm::get(c.in, prm::teardown_hca_in::profile);
 	if (profile != prm::teardown_profile::graceful_close && profile != prm::teardown_profile::force_close)
 		return (void)c.fail(st::bad_param_err, synd::bad_teardown_profile);
+	dcts_.reset();
 	qps_.reset();
 	srqs_.reset();
 	cqs_.reset();

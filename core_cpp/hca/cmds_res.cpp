@@ -145,7 +145,7 @@ void device::general_obj(cmd_ctx &c)
 bool device::uid_in_use(u16 uid)
 {
 	return pds_.any_owned_by(uid) || tds_.any_owned_by(uid) || uars_.any_owned_by(uid) || q_counters_.any_owned_by(uid) ||
-	       cqs_.any_owned_by(uid) || srqs_.any_owned_by(uid) || qps_.any_owned_by(uid) ||
+	       cqs_.any_owned_by(uid) || srqs_.any_owned_by(uid) || qps_.any_owned_by(uid) || dcts_.any_owned_by(uid) ||
 	       mkeys_.any_owned_by(uid) || umems_.any_owned_by(uid);
 }
 

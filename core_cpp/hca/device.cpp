@@ -43,6 +43,8 @@ status device::init()
 	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
 	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &umems_, &caps_, &vport_},
 			  L::log_max_qp));
+	SCX_TRY(dcts_.init(dct_deps{&pages_, &pds_, &q_counters_, &cqs_, &srqs_, &qps_, &eqs_, &caps_, &vport_},
+			   qp_table::first_qpn, (1u << L::log_max_qp) - qp_table::first_qpn));
 	vport_.init(cfg_, eqs_);
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
 	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_}, 1u << L::log_max_qp,
@@ -126,7 +128,7 @@ bool device::function_cmd(cmd_ctx &c)
 	return true;
 }
 
-// EQs, CQs, QPs and SRQs; false: not one of these.
+// EQs, CQs, QPs, SRQs and DCTs; false: not one of these.
 bool device::queue_cmd(cmd_ctx &c)
 {
 	constexpr hca_state I = hca_state::initialized;
@@ -162,6 +164,11 @@ bool device::queue_cmd(cmd_ctx &c)
 	case op::destroy_srq: if (need(c, I)) srqs_.destroy(c); break;
 	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
 	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
+	case op::create_dct: if (need(c, I)) dcts_.create(c); break;
+	case op::destroy_dct: if (need(c, I)) dcts_.destroy(c); break;
+	case op::drain_dct: if (need(c, I)) dcts_.drain(c); break;
+	case op::query_dct: if (need(c, I)) dcts_.query(c); break;
+	case op::arm_dct_for_key_violation: if (need(c, I)) dcts_.arm(c); break;
 	default: return false;
 	}
 	return true;

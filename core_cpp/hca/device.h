@@ -11,6 +11,7 @@
 #include "hca/cmd_processor.h"
 #include "hca/config.h"
 #include "hca/cq.h"
+#include "hca/dct.h"
 #include "hca/dp.h"
 #include "hca/eq.h"
 #include "hca/faults.h"
@@ -73,6 +74,7 @@ public:
 	// The data path's view of QPs and SRQs (lookup/update, WQ addresses).
 	qp_table &qps() { return qps_; }
 	srq_table &srqs() { return srqs_; }
+	dct_table &dcts() { return dcts_; }
 
 	// Introspection for tests and debugfs.
 	hca_state state() const { return hca_state(state_.load()); }
@@ -156,6 +158,7 @@ private:
 	mkey_table mkeys_;
 	srq_table srqs_;
 	qp_table qps_;
+	dct_table dcts_;
 	vport vport_;
 	uar_window uar_win_;
 	data_path dp_;

@@ -59,6 +59,15 @@ public:
 		return o;
 	}
 
+	// Puts obj at number num, which must be free (a number held for it).
+	bool put(u32 num, T *obj)
+	{
+		if (num < first_ || num - first_ >= count_ || (slots_[num - first_] && slots_[num - first_] != held_tag()))
+			return false;
+		slots_[num - first_] = obj;
+		return true;
+	}
+
 	// Holds 2^log free numbers starting at a multiple of 2^log, with no
 	// object behind them: insert() passes them by, get() finds nothing.
 	// The first of them, or errc::nospc.

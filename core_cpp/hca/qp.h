@@ -200,6 +200,10 @@ public:
 	void query_reserved(cmd_ctx &c);
 	void destroy_reserved(cmd_ctx &c);
 	u32 reserved_count() const { return reserved_; }
+	// One QPN for an object that is addressed as a QP is but is none (a
+	// DCT), and its return.
+	result<u32> hold_number();
+	void release_number(u32 qpn);
 
 	// For the data path: a snapshot of QP qpn, or false.
 	bool lookup(u32 qpn, qp_runtime *out);

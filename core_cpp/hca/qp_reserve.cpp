@@ -81,6 +81,18 @@ void qp_table::destroy_reserved(cmd_ctx &c)
 	r->used = 0;
 }
 
+result<u32> qp_table::hold_number()
+{
+	lock_guard g(lock_);
+	return table_.hold_run(0);
+}
+
+void qp_table::release_number(u32 qpn)
+{
+	lock_guard g(lock_);
+	table_.release_run(qpn, 1);
+}
+
 // TEARDOWN_HCA: every run goes.
 void qp_table::reset_reserved()
 {

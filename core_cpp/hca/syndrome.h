@@ -9,7 +9,8 @@
 // A value is never reused for another site; tests and the driver's error log
 // may rely on it. Areas: 01 transport/header, 02 lifecycle, 03 caps, 04 pages,
 // 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0c QP, 0d SRQ,
-// 0f injected, 10 user contexts (uids), 11 user memory, 12 general objects.
+// 0f injected, 10 user contexts (uids), 11 user memory, 12 general objects,
+// 13 DC targets.
 #pragma once
 
 #include "lib/types.h"
@@ -181,6 +182,22 @@ constexpr u32 gen_obj_invalid = make(0x12, 0x02);     // BAD_RES: no such object
 constexpr u32 gen_obj_exhausted = make(0x12, 0x03);   // NO_RES: no free run of QPNs (or max_reserved_qpns held)
 constexpr u32 gen_obj_bad_range = make(0x12, 0x04);   // BAD_PARAM: log_obj_range above the granularity
 constexpr u32 gen_obj_no_modify = make(0x12, 0x05);   // BAD_PARAM: MODIFY of a type with nothing to modify
+
+// 13: DC targets
+constexpr u32 dct_exhausted = make(0x13, 0x01);       // NO_RES: no QPN left for a DCT
+constexpr u32 dct_invalid = make(0x13, 0x02);         // BAD_RES: no such DCT
+constexpr u32 dct_bad_pd = make(0x13, 0x03);          // BAD_RES: dctc.pd names no PD
+constexpr u32 dct_bad_cq = make(0x13, 0x04);          // BAD_RES: dctc.cqn names no CQ
+constexpr u32 dct_bad_srq = make(0x13, 0x05);         // BAD_RES: dctc.srqn_xrqn names no SRQ
+constexpr u32 dct_bad_counter = make(0x13, 0x06);     // BAD_RES: counter_set_id names no counter set
+constexpr u32 dct_bad_mtu = make(0x13, 0x07);         // BAD_PARAM: mtu not 256..4096
+constexpr u32 dct_mtu_over_port = make(0x13, 0x08);   // BAD_PARAM: mtu's packets exceed the port MTU
+constexpr u32 dct_bad_port = make(0x13, 0x09);        // BAD_PARAM: port not a port
+constexpr u32 dct_bad_pkey = make(0x13, 0x0a);        // BAD_PARAM: pkey_index beyond the pkey table
+constexpr u32 dct_bad_gid_index = make(0x13, 0x0b);   // (not reported: every my_addr_index is in the 256-entry GID table)
+constexpr u32 dct_bad_atomic_mode = make(0x13, 0x0c); // BAD_PARAM: rae with an atomic_mode the caps do not offer
+constexpr u32 dct_not_active = make(0x13, 0x0d);      // BAD_RES_STATE: DRAIN_DCT of a DCT draining or drained
+constexpr u32 dct_unsupported = make(0x13, 0x0e);     // BAD_PARAM: cs_res above 64 bytes
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

@@ -23,6 +23,7 @@ enum class lock_class : unsigned {
 	hca_dp,
 	hca_dp_rx,
 	hca_dp_kdb,
+	hca_dct,
 };
 
 class spinlock {
