@@ -55,6 +55,19 @@ struct rc_table {
 	}
 };
 constexpr rc_table rc_ops{};
+// DC requests: RC's requests, a DCETH first.
+struct dc_table {
+	ib_op_info op[32];
+	constexpr dc_table() : op{}
+	{
+		for (u8 i = 0; i < 32; i++) {
+			ib_op_info r = rc_info(i);
+			if (r.kind & k::request)
+				op[i] = {u8(r.ext | x::dceth), r.kind};
+		}
+	}
+};
+constexpr dc_table dc_ops{};
 constexpr ib_op_info ud_send_only = {x::deth, req_send | only};
 constexpr ib_op_info ud_send_only_imm = {x::deth | x::immdt, req_send | only};
 
@@ -63,6 +76,7 @@ constexpr struct {
 	u8 bit;
 	u8 size;
 } ext_order[] = {
+	{x::dceth, wire::dceth::size_bytes},
 	{x::deth, wire::deth::size_bytes},
 	{x::reth, wire::reth::size_bytes},
 	{x::atomic_eth, wire::atomic_eth::size_bytes},
@@ -75,6 +89,11 @@ constexpr struct {
 void put_ext(u8 *p, u8 bit, const ib_hdr &h)
 {
 	switch (bit) {
+	case x::dceth:
+		prm::set(p, wire::dceth::dc_key, h.dc_key);
+		prm::set(p, wire::dceth::connect, h.dc_connect);
+		prm::set(p, wire::dceth::dci_qp, h.dci_qp);
+		break;
 	case x::deth:
 		prm::set(p, wire::deth::qkey, h.qkey);
 		prm::set(p, wire::deth::src_qp, h.src_qp);
@@ -109,6 +128,11 @@ void put_ext(u8 *p, u8 bit, const ib_hdr &h)
 void get_ext(const u8 *p, u8 bit, ib_hdr *h)
 {
 	switch (bit) {
+	case x::dceth:
+		h->dc_key = prm::get(p, wire::dceth::dc_key);
+		h->dc_connect = prm::get(p, wire::dceth::connect);
+		h->dci_qp = prm::get(p, wire::dceth::dci_qp);
+		break;
 	case x::deth:
 		h->qkey = prm::get(p, wire::deth::qkey);
 		h->src_qp = prm::get(p, wire::deth::src_qp);
@@ -154,6 +178,8 @@ const ib_op_info *ib_op_lookup(u8 opcode)
 		if (low == op::send_only)
 			return &ud_send_only;
 		return low == op::send_only_imm ? &ud_send_only_imm : nullptr;
+	case tr::dc:
+		return dc_ops.op[low].kind ? &dc_ops.op[low] : nullptr;
 	}
 	return nullptr;
 }

@@ -19,6 +19,7 @@ constexpr u8 aeth = 1 << 3;
 constexpr u8 atomic_ack_eth = 1 << 4;
 constexpr u8 immdt = 1 << 5;
 constexpr u8 ieth = 1 << 6;
+constexpr u8 dceth = 1 << 7;   // softcx's DC header (wire::dceth)
 } // namespace ib_ext
 
 // What an opcode is.
@@ -40,8 +41,9 @@ struct ib_op_info {
 	u16 kind;   // ib_kind bits
 };
 
-// The opcodes this device sends and accepts: RC, UC (SEND and WRITE) and UD
-// (SEND only). null for any other (RD, XRC, CNP, reserved).
+// The opcodes this device sends and accepts: RC, UC (SEND and WRITE), UD
+// (SEND only) and DC requests (RC's requests with a DCETH). null for any
+// other (RD, XRC, CNP, reserved).
 const ib_op_info *ib_op_lookup(u8 opcode);
 
 // The IB headers of one packet, each field as a number (the byte order is
@@ -62,6 +64,9 @@ struct ib_hdr {
 	u64 orig = 0;                          // AtomicAckETH
 	u32 imm = 0;                           // ImmDt
 	u32 inv_rkey = 0;                      // IETH
+	u64 dc_key = 0;                        // DCETH
+	u32 dci_qp = 0;
+	bool dc_connect = false;
 };
 
 // Bytes of BTH + the opcode's extended headers.

@@ -81,6 +81,21 @@ constexpr prm::field<0x00, 32> rkey{};
 constexpr u32 size_bytes = 4;
 } // namespace scx::wire::ieth
 
+// softcx's DC extended transport header. Dynamically connected transport
+// is a ConnectX extension whose wire format is not public; softcx carries
+// DC requests between its own ports under manufacturer-specific opcodes
+// (0xc0 | the RC operation, IBTA 9.2.3 leaves 0xc0-0xff to vendors), with
+// this header right after the BTH: the access key the initiator presents,
+// its DCI's number (responses go there, as RC opcodes), and whether the
+// packet opens a connection (the first packet of the first message after
+// the DCI's window was empty, each time it is sent).
+namespace scx::wire::dceth {
+constexpr prm::field<0x00, 64> dc_key{};
+constexpr prm::field<0x40, 1> connect{};
+constexpr prm::field<0x48, 24> dci_qp{};
+constexpr u32 size_bytes = 12;
+} // namespace scx::wire::dceth
+
 // AETH syndrome: bits 6-5 the kind, 4-0 a credit count, an RNR timer code
 // or a NAK code (IBTA 9.7.5.2.1).
 namespace scx::wire::aeth_synd {
@@ -106,6 +121,7 @@ constexpr u8 uc = 0x20;
 constexpr u8 rd = 0x40;
 constexpr u8 ud = 0x60;
 constexpr u8 cnp = 0x80;
+constexpr u8 dc = 0xc0;    // softcx's DC requests (manufacturer-specific range)
 constexpr u8 mask = 0xe0;
 } // namespace scx::wire::bth_transport
 

@@ -118,7 +118,9 @@ TEST(IbHdr, OpcodeTableLengths)
 		{tr::rc | op::atomic_ack, 24},       {tr::rc | op::cmp_swap, 40},
 		{tr::rc | op::fetch_add, 40},        {tr::uc | op::write_only_imm, 32},
 		{tr::uc | op::send_last_imm, 16},    {tr::ud | op::send_only, 20},
-		{tr::ud | op::send_only_imm, 24},
+		{tr::ud | op::send_only_imm, 24},    {tr::dc | op::send_only, 24},
+		{tr::dc | op::write_first, 40},      {tr::dc | op::read_request, 40},
+		{tr::dc | op::cmp_swap, 52},         {tr::dc | op::send_only_inv, 28},
 	};
 	for (auto &w : want) {
 		const ib_op_info *i = ib_op_lookup(w.opcode);
@@ -128,7 +130,9 @@ TEST(IbHdr, OpcodeTableLengths)
 	// Not this device's: reserved, RD, XRC, CNP, UC READ/atomics, UD WRITE.
 	for (u8 bad : {u8(0x15), u8(0x18), u8(0x1f), u8(0x40), u8(0xa0), u8(0x81),
 		       u8(tr::uc | op::read_request), u8(tr::uc | op::cmp_swap), u8(tr::uc | op::send_only_inv),
-		       u8(tr::ud | op::send_first), u8(tr::ud | op::write_only)})
+		       u8(tr::ud | op::send_first), u8(tr::ud | op::write_only),
+		       // DC: requests only, its answers are RC's.
+		       u8(tr::dc | op::ack), u8(tr::dc | op::read_resp_only), u8(tr::dc | op::atomic_ack)})
 		EXPECT_EQ(ib_op_lookup(bad), nullptr) << std::hex << int(bad);
 	// The kinds the engine dispatches on.
 	EXPECT_TRUE(ib_op_lookup(tr::rc | op::read_resp_middle)->kind & ib_kind::payload);
@@ -164,6 +168,9 @@ TEST(IbHdr, EveryOpcodeRoundTrips)
 		h.orig = 0xdeadbeefcafef00dull;
 		h.imm = 0x12345678;
 		h.inv_rkey = 0x87654321;
+		h.dc_key = 0x0badc0de0badf00dull;
+		h.dci_qp = 0x345678;
+		h.dc_connect = true;
 		u8 buf[128] = {};
 		u32 n = ib_hdr_build(buf, h);
 		ASSERT_EQ(n, ib_hdr_len(*info));
@@ -196,6 +203,11 @@ TEST(IbHdr, EveryOpcodeRoundTrips)
 		EXPECT_EQ(g.orig, has(atomic_ack_eth) ? h.orig : 0);
 		EXPECT_EQ(g.imm, has(immdt) ? h.imm : 0);
 		EXPECT_EQ(g.inv_rkey, has(ieth) ? h.inv_rkey : 0);
+		EXPECT_EQ(g.dc_key, has(dceth) ? h.dc_key : 0);
+		EXPECT_EQ(g.dci_qp, has(dceth) ? h.dci_qp : 0);
+		EXPECT_EQ(g.dc_connect, has(dceth));
+		// Exactly DC's opcodes carry a DCETH.
+		EXPECT_EQ(has(dceth), (code & wire::bth_transport::mask) == wire::bth_transport::dc);
 	}
 }
 
