@@ -12,9 +12,18 @@ namespace {
 
 namespace tr = wire::bth_transport;
 
+// What a QP of this service receives: a DCI gets RC's answers, a DCT's
+// context DC's requests.
 u8 transport_bits(tp_st st)
 {
-	return st == tp_st::rc ? tr::rc : st == tp_st::uc ? tr::uc : tr::ud;
+	switch (st) {
+	case tp_st::rc:
+	case tp_st::dci: return tr::rc;
+	case tp_st::uc: return tr::uc;
+	case tp_st::ud: return tr::ud;
+	case tp_st::dct: return tr::dc;
+	}
+	return tr::rc;
 }
 
 // IBTA 10.9.3: the low 15 bits match and one side is a full member.
@@ -80,6 +89,10 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 	q.cnt.rx_bytes += len;
 	const u8 *payload = pkt + l.hdr_len;
 	if (l.op->kind & ib_kind::request) {
+		if (q.a.st == tp_st::dct && !dc_admit(q, h, l)) {
+			q.cnt.dropped++;
+			return;
+		}
 		if (!q.ready_resp || q.in_error || q.nak_due) {
 			q.cnt.dropped++;
 			return;
@@ -94,7 +107,7 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 			resp_uc_request(q, h, l, payload);
 		else
 			resp_request(q, h, l, payload);
-	} else if (q.a.st == tp_st::rc && q.ready_req && !q.in_error) {
+	} else if ((q.a.st == tp_st::rc || q.a.st == tp_st::dci) && q.ready_req && !q.in_error) {
 		comp_response(q, h, l, payload, now);
 	} else {
 		q.cnt.dropped++;

@@ -21,7 +21,13 @@ namespace scx::hca {
 // The QPN packets give the port's GSI QP (QP1), whatever its own.
 constexpr u32 gsi_wire_qpn = 1;
 
-enum class tp_st : u8 { rc, uc, ud };
+// dci: a DC initiator, a requester whose WQEs each name their target;
+// dct: one of a DC target's responder contexts, serving one initiator at a
+// time (DC: Mellanox's dynamically connected transport, tp_dc.cpp).
+enum class tp_st : u8 { rc, uc, ud, dci, dct };
+
+// Whether the service acknowledges (and so retransmits): RC and DC.
+constexpr bool tp_acked(tp_st st) { return st == tp_st::rc || st == tp_st::dci || st == tp_st::dct; }
 
 // local: a WQE that sends nothing (NOP, UMR): run in its turn, in SQ order.
 enum class tp_op : u8 { send, send_imm, send_inv, write, write_imm, read, cmp_swap, fetch_add, local };
@@ -37,8 +43,11 @@ struct tp_send_wr {
 	u64 raddr = 0;
 	u32 rkey = 0;
 	u64 swap_add = 0, compare = 0;
-	u32 dest_qpn = 0, qkey = 0;   // UD
-	u8 ud_av[48];                 // UD: where to, for the link (mlx5's address vector)
+	u32 dest_qpn = 0, qkey = 0;   // UD; DC: dest_qpn is the DCT's number
+	u64 dc_key = 0;               // DC: the access key the target checks
+	// UD, DC: where to, for the link (mlx5's address vector; bytes it does
+	// not use are zero: DC tells targets apart by it).
+	u8 ud_av[48];
 	u8 syndrome = 0;         // a WQE the data path refused: its error, nothing is sent
 	u32 tag = 0;             // the data path's own (what its completion needs)
 };
@@ -237,6 +246,9 @@ struct tp_qp {
 	bool halted = false;      // a WQE failed: nothing more is sent
 	bool rewound = false;     // a retransmission from rewind_psn is under way
 	u32 rewind_psn = 0;
+	// DC: the PSN the current connection opened at (a DCI's, or the
+	// initiator's for a DCT context).
+	u32 dc_conn_psn = 0;
 	u8 retry_left = 0, rnr_left = 0;
 	u64 retry_at = 0;         // retransmission timer (0: off)
 	u64 rnr_at = 0;           // RNR wait ends (0: not waiting)
@@ -319,6 +331,9 @@ public:
 	void flush(tp_qp &q);
 
 private:
+	// tp_dc.cpp
+	static bool dc_may_start(const tp_qp &q, const tp_flight &f);
+	static bool dc_admit(tp_qp &q, const ib_hdr &h, const ib_layout &l);
 	// tp_req.cpp
 	bool req_send_one(tp_qp &q, u64 now);
 	bool req_fetch(tp_qp &q);
@@ -327,7 +342,7 @@ private:
 	bool req_emit_data(tp_qp &q, tp_flight &f);
 	bool req_emit_read(tp_qp &q, tp_flight &f);
 	bool req_emit_atomic(tp_qp &q, tp_flight &f);
-	bool req_emit_request(tp_qp &q, const ib_hdr &h);
+	bool req_emit_request(tp_qp &q, const tp_flight &f, const ib_hdr &h);
 	static bool req_may_start(const tp_qp &q, const tp_send_wr &wr);
 	static bool req_window_open(const tp_qp &q, u32 psn);
 	static u32 req_next_psn(const tp_qp &q, const tp_flight &f);

@@ -13,10 +13,19 @@ namespace {
 namespace op = wire::bth_op;
 namespace tr = wire::bth_transport;
 
+// What a requester of this service sends.
 u8 transport_bits(tp_st st)
 {
-	return st == tp_st::rc ? tr::rc : st == tp_st::uc ? tr::uc : tr::ud;
+	switch (st) {
+	case tp_st::uc: return tr::uc;
+	case tp_st::ud: return tr::ud;
+	case tp_st::dci: return tr::dc;
+	default: return tr::rc;
+	}
 }
+
+// UD and DC name the destination in each WQE.
+bool per_wqe_dest(tp_st st) { return st == tp_st::ud || st == tp_st::dci; }
 
 bool is_rd_atomic(tp_op o) { return o == tp_op::read || o == tp_op::cmp_swap || o == tp_op::fetch_add; }
 
@@ -45,6 +54,23 @@ u8 data_opcode(tp_op o, u32 k, u32 n)
 	case tp_op::write_imm: return op::write_last_imm;
 	default: return op::send_last;
 	}
+}
+
+// Where f's packets go: its own address vector (UD, DC) or the QP's path.
+const void *route_of(const tp_qp &q, const tp_flight &f)
+{
+	return per_wqe_dest(q.a.st) ? static_cast<const void *>(f.wr.ud_av) : q.a.route;
+}
+
+// A DC request's DCETH: the key f presents, the DCI, and whether the
+// packet opens the connection (every time it is sent).
+void dc_fields(const tp_qp &q, const tp_flight &f, ib_hdr *h)
+{
+	if (q.a.st != tp_st::dci)
+		return;
+	h->dc_key = f.wr.dc_key;
+	h->dci_qp = q.a.qpn;
+	h->dc_connect = h->psn == q.dc_conn_psn;
 }
 
 } // namespace
@@ -118,7 +144,7 @@ bool transport::ack_req_due(const tp_qp &q, u32 psn)
 // oldest PSN still unanswered (UC and UD have no answers: no window).
 bool transport::req_window_open(const tp_qp &q, u32 psn)
 {
-	if (q.a.st != tp_st::rc)
+	if (!tp_acked(q.a.st))
 		return true;
 	for (u32 i = q.head; i != q.tail; i++) {
 		const tp_flight &f = q.flights[i % q.flight_cap];
@@ -191,10 +217,12 @@ bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
 	if (!is_rd_atomic(f.wr.op) && !req_window_open(q, req_next_psn(q, f)))
 		return false;
 	if (!f.started) {
-		if (!req_may_start(q, f.wr))
+		if (!req_may_start(q, f.wr) || (q.a.st == tp_st::dci && !dc_may_start(q, f)))
 			return false;
 		f.started = true;
 		f.psn = q.next_psn;
+		if (q.a.st == tp_st::dci && q.head == q.cur)
+			q.dc_conn_psn = f.psn;   // it opens a connection
 		f.npkts = f.wr.op == tp_op::cmp_swap || f.wr.op == tp_op::fetch_add ? 1 : tp_npkts(f.wr.len, q.a.mtu);
 		q.next_psn = psn_add(q.next_psn, f.npkts);
 		if (is_rd_atomic(f.wr.op))
@@ -215,7 +243,7 @@ bool transport::req_emit(tp_qp &q, tp_flight &f, u64 now)
 	}
 	if (!sent)
 		return false;
-	if (q.a.st == tp_st::rc) {
+	if (tp_acked(q.a.st)) {
 		if (!q.retry_at)
 			q.retry_at = now + tp_ack_timeout_ns(q.a.timeout);
 	} else if (q.cur_pkt == 0) {
@@ -254,11 +282,12 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 	h.opcode = u8(transport_bits(q.a.st) | data_opcode(f.wr.op, k, f.npkts));
 	bool last = k == f.npkts - 1;
 	h.se = last && f.wr.solicited;
-	h.ack_req = q.a.st == tp_st::rc && (last || ack_req_due(q, psn_add(f.psn, k)));
+	h.ack_req = tp_acked(q.a.st) && (last || ack_req_due(q, psn_add(f.psn, k)));
 	h.pad = u8(-plen & 3);
 	h.pkey = q.a.pkey;
 	h.psn = psn_add(f.psn, k);
-	h.dest_qp = q.a.st == tp_st::ud ? f.wr.dest_qpn : q.a.dest_qpn;
+	h.dest_qp = per_wqe_dest(q.a.st) ? f.wr.dest_qpn : q.a.dest_qpn;
+	dc_fields(q, f, &h);
 	h.qkey = f.wr.qkey;
 	h.src_qp = q.a.qpn;
 	h.va = f.wr.raddr;
@@ -267,8 +296,7 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 	h.imm = f.wr.imm;
 	h.inv_rkey = f.wr.imm;
 	u32 hl, wl;
-	const void *route = q.a.st == tp_st::ud ? static_cast<const void *>(f.wr.ud_av) : q.a.route;
-	u8 *buf = tx_begin(q, route, h, plen, &hl, &wl);
+	u8 *buf = tx_begin(q, route_of(q, f), h, plen, &hl, &wl);
 	if (!buf)
 		return false;
 	if (plen && !ops_.gather(q, f.wr, off, buf + hl, plen)) {
@@ -290,10 +318,10 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 }
 
 // A request with no payload (READ, atomic): sent, the cursor past its WQE.
-bool transport::req_emit_request(tp_qp &q, const ib_hdr &h)
+bool transport::req_emit_request(tp_qp &q, const tp_flight &f, const ib_hdr &h)
 {
 	u32 hl, wl;
-	if (!tx_begin(q, q.a.route, h, 0, &hl, &wl))
+	if (!tx_begin(q, route_of(q, f), h, 0, &hl, &wl))
 		return false;
 	tx_commit(q, wl);
 	q.cur++;
@@ -306,30 +334,32 @@ bool transport::req_emit_read(tp_qp &q, tp_flight &f)
 {
 	u32 off = f.read_pkts * q.a.mtu;
 	ib_hdr h;
-	h.opcode = tr::rc | op::read_request;
+	h.opcode = transport_bits(q.a.st) | op::read_request;
 	h.ack_req = true;
 	h.pkey = q.a.pkey;
-	h.dest_qp = q.a.dest_qpn;
+	h.dest_qp = per_wqe_dest(q.a.st) ? f.wr.dest_qpn : q.a.dest_qpn;
 	h.psn = psn_add(f.psn, f.read_pkts);
+	dc_fields(q, f, &h);
 	h.va = f.wr.raddr + off;
 	h.rkey = f.wr.rkey;
 	h.dma_len = f.wr.len - off;
-	return req_emit_request(q, h);
+	return req_emit_request(q, f, h);
 }
 
 bool transport::req_emit_atomic(tp_qp &q, tp_flight &f)
 {
 	ib_hdr h;
-	h.opcode = tr::rc | (f.wr.op == tp_op::cmp_swap ? op::cmp_swap : op::fetch_add);
+	h.opcode = transport_bits(q.a.st) | (f.wr.op == tp_op::cmp_swap ? op::cmp_swap : op::fetch_add);
 	h.ack_req = true;
 	h.pkey = q.a.pkey;
-	h.dest_qp = q.a.dest_qpn;
+	h.dest_qp = per_wqe_dest(q.a.st) ? f.wr.dest_qpn : q.a.dest_qpn;
 	h.psn = f.psn;
+	dc_fields(q, f, &h);
 	h.va = f.wr.raddr;
 	h.rkey = f.wr.rkey;
 	h.swap_add = f.wr.swap_add;
 	h.compare = f.wr.compare;
-	return req_emit_request(q, h);
+	return req_emit_request(q, f, h);
 }
 
 u32 transport::send(tp_qp &q, u64 now, u32 budget)
@@ -353,7 +383,7 @@ bool transport::has_tx(const tp_qp &q, u64 now)
 	const tp_flight &f = q.flights[q.cur % q.flight_cap];
 	if (f.acked || f.wr.syndrome)
 		return true;
-	if (!f.started && !req_may_start(q, f.wr))
+	if (!f.started && (!req_may_start(q, f.wr) || (q.a.st == tp_st::dci && !dc_may_start(q, f))))
 		return false;
 	return f.wr.op == tp_op::local || is_rd_atomic(f.wr.op) || req_window_open(q, req_next_psn(q, f));
 }

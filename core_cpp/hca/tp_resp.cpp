@@ -180,7 +180,7 @@ bool transport::resp_take_recv(tp_qp &q, u32 psn)
 	case tp_recv::none:
 		break;
 	}
-	if (q.a.st == tp_st::rc) {
+	if (tp_acked(q.a.st)) {
 		// Until the request comes again, what follows it is dropped
 		// without a sequence NAK (that would override this one).
 		q.nak_sent = true;
@@ -406,7 +406,7 @@ void transport::resp_recv_error(tp_qp &q, u32 psn, u8 syndrome, u8 nak_code)
 	d.syndrome = syndrome;
 	q.have_recv = false;
 	ops_.recv_complete(q, q.recv_handle, d);
-	if (q.a.st == tp_st::rc)
+	if (tp_acked(q.a.st))
 		resp_emit_ack(q, psn, sy::nak | nak_code);
 	resp_fail(q, tp_fatal::local);
 }
@@ -417,7 +417,7 @@ void transport::resp_recv_error(tp_qp &q, u32 psn, u8 syndrome, u8 nak_code)
 // would take their data for lost).
 void transport::resp_nak(tp_qp &q, u32 psn, u8 code, tp_fatal why)
 {
-	if (q.a.st != tp_st::rc)
+	if (!tp_acked(q.a.st))
 		return;
 	if (q.res_tx == q.res_next) {
 		resp_nak_now(q, psn, code, why);

@@ -135,8 +135,9 @@ u8 *link::tx_begin(tp_qp &q, const void *route, u32 len)
 		return nullptr;
 	qp &s = node::of(q);
 	qp *to = s.peer;
-	if (q.a.st == tp_st::ud) {
-		// The "address vector" of the simulation: the destination qp*.
+	if (q.a.st == tp_st::ud || q.a.st == tp_st::dci) {
+		// The "address vector" of the simulation: the destination qp*
+		// (for DC, the target's context for this initiator).
 		memcpy(&to, route, sizeof(to));
 	}
 	building.assign(len, 0);
@@ -150,6 +151,9 @@ void link::tx_commit(tp_qp &)
 	u8 opc = building[0];
 	if (prm::get(building.data(), wire::bth::ack_req))
 		ack_reqs++;
+	if ((opc & wire::bth_transport::mask) == wire::bth_transport::dc &&
+	    prm::get(building.data() + wire::bth::size_bytes, wire::dceth::connect))
+		dc_connects++;
 	// A slow wire queues what is sent faster than it can carry.
 	u64 &free_at = wire_free[building_to->n];
 	free_at = std::max(now, free_at) + rates.pkt_ns;

@@ -118,6 +118,7 @@ struct link final : tp_link {
 	u64 now = 0, seq = 0;
 	u64 sent = 0, dropped = 0, duplicated = 0, reordered = 0;
 	u64 ack_reqs = 0;         // packets sent with the BTH's AckReq bit
+	u64 dc_connects = 0;      // DC requests sent with the connect bit
 	std::map<const node *, u64> wire_free;   // per direction (by receiver): when its queue is sent
 	std::map<const node *, u64> max_queued;  // per direction: the most packets its queue held
 	// Drop the next drop_opcode_left packets whose BTH opcode is this.
