@@ -278,6 +278,7 @@ private:
 	};
 	static constexpr u32 max_runs = hca_limits::max_reserved_qpns;
 	qpn_run *find_run(u32 first);
+	qpn_run *named_run(cmd_ctx &c);
 	void reset_reserved();
 
 	qp_deps d_{};

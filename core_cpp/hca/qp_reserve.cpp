@@ -27,6 +27,18 @@ qp_table::qpn_run *qp_table::find_run(u32 first)
 	return nullptr;
 }
 
+// The run a command's obj_id names, if its uid may name it (else the
+// command has failed), under lock_.
+qp_table::qpn_run *qp_table::named_run(cmd_ctx &c)
+{
+	qpn_run *r = find_run(prm::get(c.in, hdr::obj_id));
+	if (!r)
+		return c.fail(st::bad_res_err, synd::gen_obj_invalid), nullptr;
+	if (!uid_may_name(c.uid, r->uid))
+		return c.fail(st::bad_res_err, synd::uid_foreign), nullptr;
+	return r;
+}
+
 void qp_table::create_reserved(cmd_ctx &c)
 {
 	if (!c.need_in(hdr::size_bytes, synd::short_input) ||
@@ -57,12 +69,9 @@ void qp_table::query_reserved(cmd_ctx &c)
 	    !c.need_out(out_hdr::size_bytes + prm::reserved_qpn::size_bytes, synd::short_output))
 		return;
 	lock_guard g(lock_);
-	qpn_run *r = find_run(prm::get(c.in, hdr::obj_id));
-	if (!r)
-		return (void)c.fail(st::bad_res_err, synd::gen_obj_invalid);
-	if (!uid_may_name(c.uid, r->uid))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	prm::set(c.out, out_hdr::obj_id, r->first);
+	qpn_run *r = named_run(c);
+	if (r)
+		prm::set(c.out, out_hdr::obj_id, r->first);
 }
 
 void qp_table::destroy_reserved(cmd_ctx &c)
@@ -71,11 +80,9 @@ void qp_table::destroy_reserved(cmd_ctx &c)
 	    !c.need_out(out_hdr::size_bytes, synd::short_output))
 		return;
 	lock_guard g(lock_);
-	qpn_run *r = find_run(prm::get(c.in, hdr::obj_id));
+	qpn_run *r = named_run(c);
 	if (!r)
-		return (void)c.fail(st::bad_res_err, synd::gen_obj_invalid);
-	if (!uid_may_name(c.uid, r->uid))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		return;
 	table_.release_run(r->first, 1u << r->log);
 	reserved_ -= 1u << r->log;
 	r->used = 0;
