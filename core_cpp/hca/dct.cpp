@@ -170,13 +170,25 @@ void dct_table::destroy(cmd_ctx &c)
 	free_dct(t);
 }
 
-// The DCT owes no initiator anything more: it is drained, and says so.
-void dct_table::drained(dct_runtime &rt)
+// The DCT owes no initiator anything more: it says so (outside lock_,
+// which the EQs' lock never nests in).
+void dct_table::drained(u32 dctn)
 {
-	rt.state = prm::dctc_state::drained;
 	u8 data[prm::eqe::event_data.size] = {};
-	prm::set(data, prm::eqe_dct::dctn, rt.dctn);
+	prm::set(data, prm::eqe_dct::dctn, dctn);
 	d_.eqs->post_event(prm::event_type::dct_drained, 0, data);
+}
+
+// The DCT a command names, if its uid may name it (else the command has
+// failed), under lock_.
+dct_ctx *dct_table::named(cmd_ctx &c, u32 dctn)
+{
+	dct_ctx *t = table_.get(dctn);
+	if (!t)
+		return c.fail(st::bad_res_err, synd::dct_invalid), nullptr;
+	if (!uid_may_name(c.uid, t->rt.uid))
+		return c.fail(st::bad_res_err, synd::uid_foreign), nullptr;
+	return t;
 }
 
 // DRAIN_DCT: the DCT takes no new initiator. Nothing is in progress on a
@@ -188,16 +200,18 @@ void dct_table::drain(cmd_ctx &c)
 	namespace in = prm::drain_dct_in;
 	if (!c.need_in(in::size_bytes, synd::short_input) || !c.need_out(prm::mbox_out::size_bytes, synd::short_output))
 		return;
-	lock_guard g(lock_);
-	dct_ctx *t = table_.get(prm::get(c.in, in::dctn));
-	if (!t)
-		return (void)c.fail(st::bad_res_err, synd::dct_invalid);
-	if (!uid_may_name(c.uid, t->rt.uid))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-	if (t->rt.state != prm::dctc_state::active)
-		return (void)c.fail(st::bad_res_state_err, synd::dct_not_active);
-	t->rt.state = prm::dctc_state::draining;
-	drained(t->rt);
+	u32 dctn;
+	{
+		lock_guard g(lock_);
+		dct_ctx *t = named(c, prm::get(c.in, in::dctn));
+		if (!t)
+			return;
+		if (t->rt.state != prm::dctc_state::active)
+			return (void)c.fail(st::bad_res_state_err, synd::dct_not_active);
+		t->rt.state = prm::dctc_state::drained;
+		dctn = t->rt.dctn;
+	}
+	drained(dctn);
 }
 
 void dct_table::query(cmd_ctx &c)
@@ -207,11 +221,9 @@ void dct_table::query(cmd_ctx &c)
 	    !c.need_out(out::size_bytes, synd::short_output))
 		return;
 	lock_guard g(lock_);
-	dct_ctx *t = table_.get(prm::get(c.in, prm::query_dct_in::dctn));
+	dct_ctx *t = named(c, prm::get(c.in, prm::query_dct_in::dctn));
 	if (!t)
-		return (void)c.fail(st::bad_res_err, synd::dct_invalid);
-	if (!uid_may_name(c.uid, t->rt.uid))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		return;
 	u8 *dctc = prm::at(c.out, out::dct_context_entry);
 	copy_bytes(dctc, t->dctc, dc::size_bytes);
 	prm::set(dctc, dc::state, t->rt.state);
@@ -226,11 +238,9 @@ void dct_table::arm(cmd_ctx &c)
 	    !c.need_out(prm::mbox_out::size_bytes, synd::short_output))
 		return;
 	lock_guard g(lock_);
-	dct_ctx *t = table_.get(prm::get(c.in, prm::arm_dct_in::dct_number));
+	dct_ctx *t = named(c, prm::get(c.in, prm::arm_dct_in::dct_number));
 	if (!t)
-		return (void)c.fail(st::bad_res_err, synd::dct_invalid);
-	if (!uid_may_name(c.uid, t->rt.uid))
-		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
+		return;
 	t->rt.key_armed = 1;
 }
 

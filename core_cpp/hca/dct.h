@@ -105,7 +105,8 @@ private:
 	void detach(const dct_runtime &rt);
 	void decode(dct_runtime &rt, const u8 *dctc, u16 uid);
 	void free_dct(dct_ctx *t);
-	void drained(dct_runtime &rt);
+	void drained(u32 dctn);
+	dct_ctx *named(cmd_ctx &c, u32 dctn);
 
 	dct_deps d_{};
 	u32 live_ = 0;
