@@ -322,8 +322,10 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 	t0 = ktime_get_ns();
 	if ((vmf->flags & FAULT_FLAG_USER) && scx_uar_store_decode(vmf->real_address, &st)) {
 		u64 *w = page_address(e->page) + (vmf->real_address & ~PAGE_MASK);
+		unsigned int i;
 
-		WRITE_ONCE(*w, st.value);
+		for (i = 0; i < st.width / 8; i++)
+			WRITE_ONCE(w[i], st.value[i]);
 		scx_kdev_uar_store(kdev, e->index);
 		scx_uar_store_retire(&st);
 		atomic64_inc(&kdev->uar_emulated);

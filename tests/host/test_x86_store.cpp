@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // The decoder of trapped UAR doorbell stores (core_cpp/lib/x86_store.cpp):
-// every form of "mov r64, m64" an application can be compiled to, checked
-// against the forms Debian's libmlx5 44 contains (bytes and meaning as
-// objdump prints them) and against an encoder written here from the Intel
-// SDM's ModRM/SIB tables; and the forms it must refuse.
+// every form of "mov r64, m64" and of the SSE/AVX stores an application
+// can be compiled to, checked against the forms Debian's libmlx5 44 and
+// UCX contain and the assembler's encodings (bytes and meaning as objdump
+// prints them) and against an encoder written here from the Intel SDM's
+// REX/VEX and ModRM/SIB tables; and the forms it must refuse.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -46,31 +47,36 @@ uint64_t expected_ea(const form &f, const regs_t &g)
 	return ea;
 }
 
-void expect_decodes(const form &f, const char *what)
+void expect_decodes(const form &f, const char *what, uint32_t width = 8, uint32_t vec = 0)
 {
 	regs_t g;
 	scx_x86_store d{};
-	ASSERT_TRUE(scx_x86_decode_store64(f.bytes.data(), f.bytes.size(), g.r, rip, &d)) << what;
+	ASSERT_TRUE(scx_x86_decode_store(f.bytes.data(), f.bytes.size(), g.r, rip, &d)) << what;
 	EXPECT_EQ(d.ea, expected_ea(f, g)) << what;
 	EXPECT_EQ(d.len, f.bytes.size()) << what;
 	EXPECT_EQ(d.src, uint32_t(f.src)) << what;
+	EXPECT_EQ(d.width, width) << what;
+	EXPECT_EQ(d.vec, vec) << what;
 	// With fewer bytes than the instruction it is refused, never misread.
 	for (size_t n = 0; n < f.bytes.size(); n++)
-		EXPECT_FALSE(scx_x86_decode_store64(f.bytes.data(), n, g.r, rip, &d)) << what << " cut to " << n;
+		EXPECT_FALSE(scx_x86_decode_store(f.bytes.data(), n, g.r, rip, &d)) << what << " cut to " << n;
 	// Bytes after it do not matter.
 	std::vector<uint8_t> longer = f.bytes;
 	longer.insert(longer.end(), {0x90, 0x90, 0xcc, 0x48, 0x89});
-	ASSERT_TRUE(scx_x86_decode_store64(longer.data(), longer.size(), g.r, rip, &d)) << what;
+	ASSERT_TRUE(scx_x86_decode_store(longer.data(), longer.size(), g.r, rip, &d)) << what;
 	EXPECT_EQ(d.len, f.bytes.size()) << what;
 }
 
-// The encoder, from the SDM: REX.W + 89 /r with ModRM (and SIB, disp).
-// base none: SIB with base 101 and mod 00 (disp32 only); index none: 100.
-std::vector<uint8_t> encode(int src, int base, int index, int scale, int disp_size, int32_t disp)
+// The register extensions an operand needs: REX.R, REX.X, REX.B as bits.
+int ext_bits(int src, int base, int index)
 {
-	uint8_t rex = 0x48 | (src & 8 ? 4 : 0) | (index != none && index & 8 ? 2 : 0) |
-		      (base != none && base & 8 ? 1 : 0);
-	std::vector<uint8_t> b = {rex, 0x89};
+	return (src & 8 ? 4 : 0) | (index != none && index & 8 ? 2 : 0) | (base != none && base & 8 ? 1 : 0);
+}
+
+// ModRM (and SIB, disp) from the SDM, appended to b. base none: SIB with
+// base 101 and mod 00 (disp32 only); index none: 100.
+void encode_operand(std::vector<uint8_t> &b, int src, int base, int index, int scale, int disp_size, int32_t disp)
+{
 	int mod = base == none ? 0 : disp_size == 0 ? 0 : disp_size == 1 ? 1 : 2;
 	bool sib = base == none || index != none || (base & 7) == 4;
 	int rm = sib ? 4 : (base & 7);
@@ -82,6 +88,36 @@ std::vector<uint8_t> encode(int src, int base, int index, int scale, int disp_si
 			b.push_back(uint8_t(uint32_t(disp) >> (8 * i)));
 	else if (disp_size == 1)
 		b.push_back(uint8_t(int8_t(disp)));
+}
+
+// REX.W + 89 /r.
+std::vector<uint8_t> encode(int src, int base, int index, int scale, int disp_size, int32_t disp)
+{
+	std::vector<uint8_t> b = {uint8_t(0x48 | ext_bits(src, base, index)), 0x89};
+	encode_operand(b, src, base, index, scale, disp_size, disp);
+	return b;
+}
+
+// The vector store forms: legacy SSE (66 0F 7F, movdqa), VEX2 (when no X/B
+// extension is needed) and VEX3 (vmovdqu, L selects 16 or 32 bytes).
+enum class vform { sse, vex2, vex3 };
+std::vector<uint8_t> encode_vec(vform k, bool l256, int src, int base, int index, int scale, int disp_size,
+				int32_t disp)
+{
+	int ext = ext_bits(src, base, index);
+	std::vector<uint8_t> b;
+	if (k == vform::sse) {
+		b = {0x66};
+		if (ext)
+			b.push_back(uint8_t(0x40 | ext));
+		b.insert(b.end(), {0x0f, 0x7f});
+	} else if (k == vform::vex2) {
+		// R inverted, vvvv 1111, L, pp 10 (F3)
+		b = {0xc5, uint8_t((ext & 4 ? 0 : 0x80) | 0x78 | (l256 ? 4 : 0) | 2), 0x7f};
+	} else {
+		b = {0xc4, uint8_t((~ext & 7) << 5 | 1), uint8_t(0x78 | (l256 ? 4 : 0) | 2), 0x7f};
+	}
+	encode_operand(b, src, base, index, scale, disp_size, disp);
 	return b;
 }
 
@@ -132,9 +168,10 @@ TEST(X86Store, IndexScaleRipAndAbsoluteForms)
 		expect_decodes(f, "indexed/rip/absolute form");
 }
 
-// Every source register, base, index (rsp is no index; r12 is one), scale
-// and displacement size the encoding allows.
-TEST(X86Store, EveryRegisterBaseIndexScaleAndDisplacement)
+// f(src, base, index, scale, disp_size, disp, expected disp) for every
+// source register, base, index (rsp is no index; r12 is one), scale and
+// displacement size the encoding allows; stops at the first failure.
+template <typename F> int for_every_operand(F &&f)
 {
 	int checked = 0;
 	for (int src = 0; src < 16; src++)
@@ -149,21 +186,70 @@ TEST(X86Store, EveryRegisterBaseIndexScaleAndDisplacement)
 						// rbp/r13 as a base have no mod-00 form: disp8 0.
 						int size = base != none && (base & 7) == 5 && ds == 0 ? 1 : ds;
 						int32_t disp = size == 0 ? 0 : size == 1 ? -0x41 : 0x12345678;
-						form f{encode(src, base, index, scale, size, disp), src, base, index, scale,
-						       base == none ? int64_t(disp) : size ? int64_t(disp) : 0, false};
-						if (base == none)
-							f.disp = disp;
-						expect_decodes(f, "encoded form");
+						int64_t want = base == none || size ? int64_t(disp) : 0;
+						f(src, base, index, scale, size, disp, want);
 						if (::testing::Test::HasFailure())
-							return;
+							return checked;
 						checked++;
 					}
 				}
 			}
+	return checked;
+}
+
+TEST(X86Store, EveryRegisterBaseIndexScaleAndDisplacement)
+{
+	int checked = for_every_operand([](int src, int base, int index, int scale, int size, int32_t disp, int64_t want) {
+		form f{encode(src, base, index, scale, size, disp), src, base, index, scale, want, false};
+		expect_decodes(f, "encoded form");
+	});
 	EXPECT_GT(checked, 10000);
 }
 
-// What is not a 64-bit store to memory is refused.
+// The vector stores compilers and UCX emit (bytes as objdump prints them).
+TEST(X86Store, SseAndAvxForms)
+{
+	struct vf {
+		form f;
+		uint32_t width;
+	};
+	const vf forms[] = {
+		{{{0xc5, 0xfe, 0x7f, 0x07}, 0, rdi, none, 0, 0, false}, 32},                   // UCX: vmovdqu %ymm0,(%rdi)
+		{{{0xc5, 0xfd, 0x7f, 0x4f, 0x20}, 1, rdi, none, 0, 0x20, false}, 32},          // vmovdqa %ymm1,0x20(%rdi)
+		{{{0xc4, 0x41, 0x7e, 0x7f, 0x3c, 0x24}, 15, r12, none, 0, 0, false}, 32},      // vmovdqu %ymm15,(%r12)
+		{{{0xc4, 0x21, 0x78, 0x11, 0x4c, 0xa8, 0xf8}, 9, rax, r13, 2, -8, false}, 16}, // vmovups %xmm9,-0x8(%rax,%r13,4)
+		{{{0xc5, 0xfd, 0xe7, 0x1d, 0x10, 0x00, 0x00, 0x00}, 3, none, none, 0, 0x10, true}, 32}, // vmovntdq %ymm3,0x10(%rip)
+		{{{0xc4, 0xc1, 0x79, 0x29, 0x20}, 4, r8, none, 0, 0, false}, 16},              // vmovapd %xmm4,(%r8)
+		{{{0x66, 0x0f, 0x7f, 0x00}, 0, rax, none, 0, 0, false}, 16},                   // movdqa %xmm0,(%rax)
+		{{{0x0f, 0x11, 0x4f, 0x10}, 1, rdi, none, 0, 0x10, false}, 16},                // movups %xmm1,0x10(%rdi)
+		{{{0x66, 0x45, 0x0f, 0xe7, 0x01}, 8, r9, none, 0, 0, false}, 16},              // movntdq %xmm8,(%r9)
+		{{{0xf3, 0x0f, 0x7f, 0x14, 0xca}, 2, rdx, rcx, 3, 0, false}, 16},              // movdqu %xmm2,(%rdx,%rcx,8)
+		{{{0x0f, 0x29, 0xbc, 0x24, 0x00, 0x01, 0x00, 0x00}, 7, rsp, none, 0, 0x100, false}, 16}, // movaps %xmm7,0x100(%rsp)
+		{{{0x0f, 0x2b, 0x1b}, 3, rbx, none, 0, 0, false}, 16},                         // movntps %xmm3,(%rbx)
+	};
+	for (const vf &v : forms)
+		expect_decodes(v.f, "vector form", v.width, 1);
+}
+
+// Every operand under each vector encoding, 16 and 32 bytes.
+TEST(X86Store, EveryOperandOfTheVectorEncodings)
+{
+	for (vform k : {vform::sse, vform::vex2, vform::vex3})
+		for (bool l256 : {false, true}) {
+			if (k == vform::sse && l256)
+				continue;
+			for_every_operand([&](int src, int base, int index, int scale, int size, int32_t disp, int64_t want) {
+				// VEX2 has no X or B: those operands need VEX3.
+				if (k == vform::vex2 && ext_bits(0, base, index))
+					return;
+				form f{encode_vec(k, l256, src, base, index, scale, size, disp), src, base, index, scale,
+				       want, false};
+				expect_decodes(f, "encoded vector form", l256 ? 32 : 16, 1);
+			});
+		}
+}
+
+// What is not one of the decoded stores to memory is refused.
 TEST(X86Store, OtherInstructionsAreRefused)
 {
 	regs_t g;
@@ -184,8 +270,26 @@ TEST(X86Store, OtherInstructionsAreRefused)
 		{0x66, 0x48, 0x0f, 0x7e, 0x02},             // movq %xmm0,(%rdx)
 		{0x48, 0x87, 0x02},                         // xchg %rax,(%rdx)
 		{0x48, 0xab},                               // stos
+		{0x48, 0x0f, 0xc3, 0x02},                   // movnti %rax,(%rdx)
+		{0xf3, 0x0f, 0x11, 0x00},                   // movss %xmm0,(%rax): 4 bytes
+		{0xf2, 0x0f, 0x11, 0x00},                   // movsd %xmm0,(%rax): 8 bytes of an xmm
+		{0x66, 0x0f, 0xd6, 0x00},                   // movq %xmm0,(%rax)
+		{0x66, 0x48, 0x0f, 0x7f, 0x00},             // REX.W on movdqa
+		{0x64, 0x66, 0x0f, 0x7f, 0x00},             // fs: before movdqa
+		{0x66, 0xf3, 0x0f, 0x7f, 0x00},             // two mandatory prefixes
+		{0x67, 0x0f, 0x11, 0x00},                   // address size before movups
+		{0x0f, 0x7f, 0x00},                         // movq %mm0,(%rax): MMX
+		{0xf3, 0x0f, 0x6f, 0x00},                   // movdqu (%rax),%xmm0: a load
+		{0x66, 0x0f, 0x7f, 0xc1},                   // movdqa %xmm0,%xmm1
+		{0xc5, 0xfe, 0x6f, 0x07},                   // vmovdqu (%rdi),%ymm0: a load
+		{0xc5, 0xfe, 0x7f, 0xc8},                   // vmovdqu %ymm1,%ymm0
+		{0xc5, 0xf6, 0x7f, 0x07},                   // VEX.vvvv in use
+		{0xc4, 0xe1, 0xfe, 0x7f, 0x07},             // VEX.W1
+		{0xc4, 0xe2, 0x7e, 0x7f, 0x07},             // map 0F38
+		{0xc5, 0xff, 0x7f, 0x07},                   // pp F2
+		{0x62, 0xf1, 0x7c, 0x48, 0x11, 0x00},       // vmovups %zmm0,(%rax): EVEX
 	};
 	for (const auto &b : refused)
-		EXPECT_FALSE(scx_x86_decode_store64(b.data(), b.size(), g.r, rip, &d))
+		EXPECT_FALSE(scx_x86_decode_store(b.data(), b.size(), g.r, rip, &d))
 			<< "first bytes " << std::hex << int(b[0]) << " " << int(b[1]);
 }

@@ -11,8 +11,13 @@
  *   threads      THREADS threads, a QP each, ring -i doorbells each at once
  *                on UAR pages they share: every WRITE lands, none is lost;
  *                the stores were emulated (uar_stores_emulated rose)
- *   sse_store    a 16-byte SSE store: not emulated, the page is mapped for
- *                it (uar_traps rose), the store lands and the WQE completes
+ *   sse_store    a 16-byte SSE store (movdqa): emulated (uar_stores_emulated
+ *                rose, uar_traps did not), the WRITE lands
+ *   avx_store    a 32-byte AVX store (vmovdqu %ymm, as UCX copies WQEs to
+ *                BlueFlame): emulated, the WRITE lands
+ *   movnti_store a non-temporal 64-bit store: not decoded, the page is
+ *                mapped for it (uar_traps rose), the store lands and the
+ *                WQE completes
  *   fork_child   a forked child has no UAR mapping (the page is not
  *                copied): its store is SIGSEGV; a context of its own works
  *   fork_parent  the parent's doorbells still work after the child's end
@@ -305,10 +310,39 @@ static void case_threads(struct ibv_context *ctx)
 	free(w);
 }
 
-/* A doorbell by a 16-byte SSE store of the ctrl segment's first half. */
-static void case_sse_store(struct ibv_context *ctx)
+/* The ways a doorbell is stored in the vector cases. */
+enum vec_store { VS_SSE, VS_AVX, VS_MOVNTI };
+
+/* The ctrl segment's first 8 bytes (and zeros after them) stored by kind. */
+__attribute__((target("avx"))) static void ring_vec(volatile uint64_t *reg, uint64_t db, enum vec_store kind)
+{
+	void *p = (void *)(uintptr_t)reg;
+
+	switch (kind) {
+	case VS_SSE:
+		_mm_store_si128(p, _mm_set_epi64x(0, (long long)db));
+		break;
+	case VS_AVX:
+		/* as UCX copies a WQE into a BlueFlame register */
+		_mm256_storeu_si256(p, _mm256_set_epi64x(0, 0, 0, (long long)db));
+		break;
+	case VS_MOVNTI:
+		_mm_stream_si64(p, (long long)db);
+		break;
+	}
+}
+
+/*
+ * A doorbell by a vector store (the register is 32-byte aligned: 0x800 or
+ * 0x900 in the page). SSE and AVX stores are emulated (uar_stores_emulated
+ * rose, uar_traps did not); movnti is not decoded, so the page is mapped
+ * for it (uar_traps rose). Either way the store lands and the WQE completes.
+ */
+static void case_vec_store(struct ibv_context *ctx, enum vec_store kind, const char *name)
 {
 	long long traps0 = vt_counter(dbg, "dp", "uar_traps"), traps1;
+	long long emu0 = vt_counter(dbg, "dp", "uar_stores_emulated"), emu1;
+	bool emulated = kind != VS_MOVNTI;
 	char why[200] = "";
 	struct dbq q;
 	bool ok = dbq_up(&q, ctx);
@@ -316,11 +350,7 @@ static void case_sse_store(struct ibv_context *ctx)
 	if (!ok) {
 		snprintf(why, sizeof(why), "setup: %s", strerror(errno));
 	} else {
-		uint64_t db = dbq_prepare(&q, 0, 0x3c);
-		__m128i v = _mm_set_epi64x(0, (long long)db);
-
-		/* the register is 16-byte aligned (0x800 or 0x900 in the page) */
-		_mm_store_si128((__m128i *)(uintptr_t)q.reg, v);
+		ring_vec(q.reg, dbq_prepare(&q, 0, 0x3c), kind);
 		ok = dbq_reap(&q, 1, why, sizeof(why));
 		if (ok && !dbq_landed(&q, 0, 0x3c)) {
 			ok = false;
@@ -328,11 +358,20 @@ static void case_sse_store(struct ibv_context *ctx)
 		}
 	}
 	traps1 = vt_counter(dbg, "dp", "uar_traps");
-	if (ok && traps0 >= 0 && traps1 <= traps0) {
+	emu1 = vt_counter(dbg, "dp", "uar_stores_emulated");
+	if (ok && (traps0 < 0 || emu0 < 0)) {
+		ok = false;
+		snprintf(why, sizeof(why), "no uar_traps / uar_stores_emulated counters");
+	} else if (ok && emulated && (emu1 <= emu0 || traps1 != traps0)) {
+		ok = false;
+		snprintf(why, sizeof(why), "not emulated: stores emulated %lld -> %lld, traps %lld -> %lld", emu0, emu1,
+			 traps0, traps1);
+	} else if (ok && !emulated && traps1 <= traps0) {
 		ok = false;
 		snprintf(why, sizeof(why), "uar_traps did not rise (%lld)", traps1);
 	}
-	vt_result("sse_store", ok, "%s", ok ? "mapped for the store, which landed" : why);
+	vt_result(name, ok, "%s", !ok ? why : emulated ? "emulated, the WRITE landed" :
+		  "mapped for the store, which landed");
 	dbq_down(&q);
 }
 
@@ -591,7 +630,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	case_threads(ctx);
-	case_sse_store(ctx);
+	case_vec_store(ctx, VS_SSE, "sse_store");
+	if (__builtin_cpu_supports("avx"))
+		case_vec_store(ctx, VS_AVX, "avx_store");
+	else
+		vt_result("avx_store", false, "this CPU has no AVX");
+	case_vec_store(ctx, VS_MOVNTI, "movnti_store");
 	case_fork(ctx);
 	case_mremap(ctx);
 	case_streaming(ctx);
