@@ -29,6 +29,8 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::log_max_klm_list_size, 16);
 	prm::set(g, gen::log_max_ra_req_qp, L::log_max_ra);
 	prm::set(g, gen::log_max_ra_res_qp, L::log_max_ra);
+	prm::set(g, gen::log_max_ra_req_dc, L::log_max_ra);
+	prm::set(g, gen::log_max_ra_res_dc, L::log_max_ra);
 	prm::set(g, gen::gid_table_size, L::gid_table_size);
 	prm::set(g, gen::pkey_table_size, 0); // 128 entries
 	prm::set(g, gen::out_of_seq_cnt, 1);

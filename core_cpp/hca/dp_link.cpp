@@ -22,7 +22,7 @@ qp_runtime &rt_of(tp_qp &q) { return *static_cast<qp_runtime *>(q.owner); }
 
 const u8 *dest_gid(const tp_qp &q, const void *route)
 {
-	if (q.a.st == tp_st::ud)
+	if (tp_per_wqe_dest(q.a.st))
 		return prm::at(static_cast<const u8 *>(route), prm::av::rgid);
 	return static_cast<const qp_path *>(route)->rgid;
 }
@@ -127,7 +127,9 @@ void dp_link::tx_commit(tp_qp &q)
 	const u8 *g = nullptr;
 	const u8 *gid = dest_gid(q, route_);
 	u8 l3 = is_ipv4_mapped(gid) ? 4 : 6;
-	if (q.a.st == tp_st::ud) {
+	// A datagram's receiver learns its sender's address from the GRH, as
+	// a DC target learns where to answer.
+	if (tp_per_wqe_dest(q.a.st)) {
 		const u8 *av = static_cast<const u8 *>(route_);
 		const u8 *sgid = d.d_.port ? d.d_.port->roce_address(prm::get(av, prm::av::sgid_index)) : nullptr;
 		d.write_grh(av, sgid, udp_bytes + len_, grh);

@@ -54,7 +54,8 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 	const u32 end = ds * prm::sq_geom::ds_unit;
 	u32 pos = ctl::size_bytes;
 	const u8 opc = u8(prm::get(w, ctl::opcode));
-	const bool rc = rt.st == qst::rc, uc = rt.st == qst::uc, ud = rt.st == qst::ud;
+	const bool ud = rt.st == qst::ud, dci = rt.st == qst::dci;
+	const bool rc = rt.st == qst::rc || dci, uc = rt.st == qst::uc; // DC's requests are RC's
 	if (prm::get(w, ctl::qpn) != rt.qpn || prm::get(w, ctl::opmod))
 		return sy::local_qp_op_err;
 	switch (opc) {
@@ -84,16 +85,20 @@ u8 data_path::parse_wqe(qp_runtime &rt, const u8 *w, u32 ds, tp_send_wr *wr)
 	wr->imm = load_be<u32>(w + ctl::imm.byte_off);
 	if (wr->op == tp_op::local)
 		return 0;
-	if (ud) {
+	if (ud || dci) {
 		if (pos + prm::av::size_bytes > end)
 			return sy::local_qp_op_err;
 		const u8 *av = w + pos;
 		copy_bytes(wr->ud_av, av, prm::av::size_bytes);
 		wr->dest_qpn = prm::get(av, prm::av::dqpn);
-		wr->qkey = prm::get(av, prm::av::qkey);
-		// A Q_Key with the top bit set means "use the QP's own".
-		if (wr->qkey & 0x80000000u)
-			wr->qkey = rt.q_key;
+		if (dci) {
+			wr->dc_key = prm::get(av, prm::av::dc_key);
+		} else {
+			wr->qkey = prm::get(av, prm::av::qkey);
+			// A Q_Key with the top bit set means "use the QP's own".
+			if (wr->qkey & 0x80000000u)
+				wr->qkey = rt.q_key;
+		}
 		pos += prm::av::size_bytes;
 	}
 	bool remote = wr->op == tp_op::write || wr->op == tp_op::write_imm || wr->op == tp_op::read ||
@@ -161,7 +166,7 @@ u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 
 	}
 	const u32 end = ds * prm::sq_geom::ds_unit;
 	u32 pos = ctl::size_bytes;
-	if (rt.st == qst::ud)
+	if (rt.st == qst::ud || rt.st == qst::dci)
 		pos += prm::av::size_bytes;
 	if (wr.op == tp_op::write || wr.op == tp_op::write_imm || wr.op == tp_op::read || wr.op == tp_op::cmp_swap ||
 	    wr.op == tp_op::fetch_add)

@@ -41,7 +41,7 @@ bool fill_route(const vport &port, const tp_qp &q, const void *route, roce_route
 	const u8 *sgid, *dgid;
 	u8 hop;
 	u16 sport;
-	if (q.a.st == tp_st::ud) {
+	if (tp_per_wqe_dest(q.a.st)) {
 		const u8 *av = static_cast<const u8 *>(route);
 		sgid = port.roce_address(prm::get(av, prm::av::sgid_index));
 		dgid = prm::at(av, prm::av::rgid);

@@ -100,11 +100,12 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 	namespace a = prm::ads;
 	const u8 *gcap = d_.cap->general();
 	const u8 *path = prm::at(qpc, q::primary_address_path);
-	const bool rc = now.st == prm::qpc_st::rc, conn = now.st != prm::qpc_st::ud;
+	const bool rc = now.st == prm::qpc_st::rc, dci = now.st == prm::qpc_st::dci;
+	const bool conn = rc || now.st == prm::qpc_st::uc;
 	u32 pkeys = 128u << prm::get(gcap, gen::pkey_table_size);
 	u32 ports = prm::get(gcap, gen::num_ports);
 	u32 log_ra = prm::get(gcap, gen::log_max_ra_res_qp);
-	u32 log_ra_req = prm::get(gcap, gen::log_max_ra_req_qp);
+	u32 log_ra_req = dci ? prm::get(gcap, gen::log_max_ra_req_dc) : prm::get(gcap, gen::log_max_ra_req_qp);
 	bool init_attrs = c.opcode == prm::op::rst2init_qp;
 	if (init_attrs || (mask & opt::pri_port)) {
 		u32 port = prm::get(path, a::vhca_port_num);
@@ -123,7 +124,7 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 	if (((init_attrs && rc) || (mask & opt::rae)) && prm::get(qpc, q::rae) &&
 	    prm::get(qpc, q::atomic_mode) > prm::qpc_atomic_mode::up_to_8b)
 		return c.fail(st::bad_param_err, synd::qp_unsupported);
-	if (c.opcode == prm::op::init2rtr_qp && conn) {
+	if (c.opcode == prm::op::init2rtr_qp && (conn || dci)) {
 		u32 mtu = prm::get(qpc, q::mtu);
 		if (mtu < prm::qpc_mtu::bytes_256 || mtu > prm::qpc_mtu::bytes_4k)
 			return c.fail(st::bad_param_err, synd::qp_bad_mtu);
@@ -133,6 +134,9 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 			return c.fail(st::bad_param_err, synd::qp_mtu_over_port);
 		if (prm::get(qpc, q::log_msg_max) > prm::get(gcap, gen::log_max_msg))
 			return c.fail(st::bad_param_err, synd::qp_bad_msg_max);
+	}
+	// A DCI's WQEs carry the destination; a connected QP's path is here.
+	if (c.opcode == prm::op::init2rtr_qp && conn) {
 		if (prm::get(qpc, q::remote_qpn) < first_qpn)
 			return c.fail(st::bad_param_err, synd::qp_bad_remote_qpn);
 		if (prm::get(path, a::src_addr_index) >= prm::get(gcap, gen::gid_table_size))
@@ -142,7 +146,7 @@ bool qp_table::modify_check(cmd_ctx &c, const qp_runtime &now, const u8 *qpc, u3
 		if (rc && prm::get(qpc, q::log_rra_max) > log_ra)
 			return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
 	}
-	if (c.opcode == prm::op::rtr2rts_qp && rc && prm::get(qpc, q::log_sra_max) > log_ra_req)
+	if (c.opcode == prm::op::rtr2rts_qp && (rc || dci) && prm::get(qpc, q::log_sra_max) > log_ra_req)
 		return c.fail(st::bad_param_err, synd::qp_bad_rd_atomic);
 	if ((mask & opt::pm_state) && prm::get(qpc, q::pm_state) != prm::qpc_pm_state::migrated)
 		return c.fail(st::bad_param_err, synd::qp_bad_pm_state);

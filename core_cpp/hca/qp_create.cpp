@@ -55,7 +55,8 @@ bool qp_table::create_check(cmd_ctx &c, const u8 *hdr, create_plan &p)
 	p.gsi = p.st == prm::qpc_st::qp1;
 	if (p.gsi)
 		p.st = prm::qpc_st::ud;
-	if (p.st != prm::qpc_st::rc && p.st != prm::qpc_st::uc && p.st != prm::qpc_st::ud)
+	if (p.st != prm::qpc_st::rc && p.st != prm::qpc_st::uc && p.st != prm::qpc_st::ud &&
+	    p.st != prm::qpc_st::dci)
 		return c.fail(st::bad_param_err, synd::qp_bad_st);
 	// Features that change what the WQEs or the buffer mean.
 	if (prm::get(qpc, q::wq_signature) || prm::get(qpc, q::cd_master) || prm::get(qpc, q::cd_slave_send) ||
@@ -83,6 +84,10 @@ bool qp_table::create_geometry(cmd_ctx &c, const u8 *qpc, create_plan &p)
 	} else if (p.rq_type != prm::qp_rq_type::srq && p.rq_type != prm::qp_rq_type::zero_len) {
 		return c.fail(st::bad_param_err, synd::qp_bad_rq_type);
 	}
+	// A DC initiator receives nothing: no RQ of its own (mlx5_ib names an
+	// SRQ, which it never takes from).
+	if (p.st == prm::qpc_st::dci && p.rq_type == prm::qp_rq_type::non_zero)
+		return c.fail(st::bad_param_err, synd::qp_bad_rq_type);
 	if (!prm::get(qpc, q::no_sq)) {
 		p.log_sq = prm::get(qpc, q::log_sq_size);
 		if (p.log_sq > log_qp_sz)

@@ -20,25 +20,26 @@ constexpr u32 init2rtr_rc = opt::rre | opt::rae | opt::rwe | opt::pkey_index | o
 constexpr u32 rtr2rts_rc = opt::rre | opt::rae | opt::rwe | opt::pm_state | opt::rnr_timeout;
 constexpr u32 to_rts_rc = opt::rnr_timeout | opt::rwe | opt::rae | opt::rre;
 
+// A DCI takes no optional parameter (mlx5_ib's table has no DCI column).
 constexpr transition transitions[] = {
-	{prm::op::rst2init_qp, qs::rst, qs::init, true, {0, 0, 0}},
+	{prm::op::rst2init_qp, qs::rst, qs::init, true, {0, 0, 0, 0}},
 	{prm::op::init2init_qp, qs::init, qs::init, true,
 	 {init2init_rc, opt::rwe | opt::pkey_index | opt::pri_port | opt::lag_tx_aff,
-	  opt::pkey_index | opt::q_key | opt::pri_port}},
+	  opt::pkey_index | opt::q_key | opt::pri_port, 0}},
 	{prm::op::init2rtr_qp, qs::init, qs::rtr, true,
-	 {init2rtr_rc, opt::rwe | opt::pkey_index | opt::lag_tx_aff, opt::pkey_index | opt::q_key}},
+	 {init2rtr_rc, opt::rwe | opt::pkey_index | opt::lag_tx_aff, opt::pkey_index | opt::q_key, 0}},
 	// A QP moves to another counter set on its way to RTS or in it (as
 	// mlx5_ib binds a QP to a counter).
 	{prm::op::rtr2rts_qp, qs::rtr, qs::rts, true,
 	 {rtr2rts_rc | opt::counter_set_id, opt::rwe | opt::pm_state | opt::counter_set_id,
-	  opt::q_key | opt::counter_set_id}},
+	  opt::q_key | opt::counter_set_id, 0}},
 	{prm::op::rts2rts_qp, qs::rts, qs::rts, true,
 	 {rtr2rts_rc | opt::counter_set_id, opt::rwe | opt::pm_state | opt::counter_set_id,
-	  opt::q_key | opt::srqn | opt::cqn_rcv | opt::counter_set_id}},
-	{prm::op::sqerr2rts_qp, qs::sqer, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key}},
-	{prm::op::sqd_rts_qp, qs::sqd, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key}},
-	{prm::op::qp_2err, any_state, qs::err, false, {0, 0, 0}},
-	{prm::op::qp_2rst, any_state, qs::rst, false, {0, 0, 0}},
+	  opt::q_key | opt::srqn | opt::cqn_rcv | opt::counter_set_id, 0}},
+	{prm::op::sqerr2rts_qp, qs::sqer, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key, 0}},
+	{prm::op::sqd_rts_qp, qs::sqd, qs::rts, true, {to_rts_rc, opt::rwe, opt::q_key, 0}},
+	{prm::op::qp_2err, any_state, qs::err, false, {0, 0, 0, 0}},
+	{prm::op::qp_2rst, any_state, qs::rst, false, {0, 0, 0, 0}},
 };
 
 } // namespace
@@ -53,7 +54,12 @@ const transition *find_transition(u16 opcode)
 
 u32 st_index(u8 st)
 {
-	return st == prm::qpc_st::rc ? 0 : st == prm::qpc_st::uc ? 1 : 2;
+	switch (st) {
+	case prm::qpc_st::rc: return 0;
+	case prm::qpc_st::uc: return 1;
+	case prm::qpc_st::ud: return 2;
+	default: return 3; // DCI
+	}
 }
 
 namespace {
@@ -100,6 +106,7 @@ void merge(u8 *img, const u8 *qpc, const transition &t, u8 st, u32 mask)
 	u8 *ipath = prm::at(img, q::primary_address_path);
 	const u8 *path = prm::at(qpc, q::primary_address_path);
 	const bool rc = st == prm::qpc_st::rc, uc = st == prm::qpc_st::uc, ud = st == prm::qpc_st::ud;
+	const bool dci = st == prm::qpc_st::dci;
 	switch (t.opcode) {
 	case prm::op::rst2init_qp:
 		if (rc) {
@@ -131,7 +138,7 @@ void merge(u8 *img, const u8 *qpc, const transition &t, u8 st, u32 mask)
 		break;
 	case prm::op::rtr2rts_qp:
 		take(img, qpc, q::next_send_psn);
-		if (rc) {
+		if (rc || dci) {
 			take(img, qpc, q::retry_count);
 			take(img, qpc, q::rnr_retry);
 			take(img, qpc, q::log_sra_max);
@@ -212,7 +219,8 @@ void decode(qp_runtime &rt, const u8 *img)
 		acc |= prm::get(img, q::rre) ? qp_access::remote_read : 0;
 		acc |= prm::get(img, q::rae) ? qp_access::remote_atomic : 0;
 	}
-	if (rt.st != prm::qpc_st::ud)
+	// A DCI is no responder: it grants nothing.
+	if (rt.st == prm::qpc_st::rc || rt.st == prm::qpc_st::uc)
 		acc |= prm::get(img, q::rwe) ? qp_access::remote_write : 0;
 	rt.access = acc;
 	rt.atomic_mode = u8(prm::get(img, q::atomic_mode));
@@ -266,7 +274,12 @@ void sync_transport(qp_runtime &rt, u8 from)
 		return;
 	}
 	tp_qp_attr &a = t.a;
-	a.st = rt.st == prm::qpc_st::rc ? tp_st::rc : rt.st == prm::qpc_st::uc ? tp_st::uc : tp_st::ud;
+	switch (rt.st) {
+	case prm::qpc_st::rc: a.st = tp_st::rc; break;
+	case prm::qpc_st::uc: a.st = tp_st::uc; break;
+	case prm::qpc_st::dci: a.st = tp_st::dci; break;
+	default: a.st = tp_st::ud; break;
+	}
 	a.qpn = rt.gsi ? gsi_wire_qpn : rt.qpn;
 	a.dest_qpn = rt.remote_qpn;
 	a.mtu = path_mtu_bytes(rt.mtu);

@@ -19,12 +19,12 @@ struct transition {
 	u8 from;
 	u8 to;
 	bool has_qpc;
-	u32 allowed[3];
+	u32 allowed[4];
 };
 
 // The transition of a MODIFY_QP opcode, or null.
 const transition *find_transition(u16 opcode);
-// transition::allowed's index for a service type (RC, UC, UD).
+// transition::allowed's index for a service type (RC, UC, UD, DCI).
 u32 st_index(u8 st);
 // What the transition t takes from qpc into img for service type st,
 // the optional parameters in mask included.

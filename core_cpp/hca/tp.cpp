@@ -89,7 +89,8 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 	q.cnt.rx_bytes += len;
 	const u8 *payload = pkt + l.hdr_len;
 	if (l.op->kind & ib_kind::request) {
-		if (q.a.st == tp_st::dct && !dc_admit(q, h, l)) {
+		// A DCI answers nobody; a DCT context only its initiator.
+		if (q.a.st == tp_st::dci || (q.a.st == tp_st::dct && !dc_admit(q, h, l))) {
 			q.cnt.dropped++;
 			return;
 		}

@@ -28,6 +28,9 @@ enum class tp_st : u8 { rc, uc, ud, dci, dct };
 
 // Whether the service acknowledges (and so retransmits): RC and DC.
 constexpr bool tp_acked(tp_st st) { return st == tp_st::rc || st == tp_st::dci || st == tp_st::dct; }
+// Whether each WQE names its destination (an address vector: tp_send_wr's
+// ud_av) rather than the QP's path.
+constexpr bool tp_per_wqe_dest(tp_st st) { return st == tp_st::ud || st == tp_st::dci; }
 
 // local: a WQE that sends nothing (NOP, UMR): run in its turn, in SQ order.
 enum class tp_op : u8 { send, send_imm, send_inv, write, write_imm, read, cmp_swap, fetch_add, local };

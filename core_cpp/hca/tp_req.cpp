@@ -24,8 +24,7 @@ u8 transport_bits(tp_st st)
 	}
 }
 
-// UD and DC name the destination in each WQE.
-bool per_wqe_dest(tp_st st) { return st == tp_st::ud || st == tp_st::dci; }
+bool per_wqe_dest(tp_st st) { return tp_per_wqe_dest(st); }
 
 bool is_rd_atomic(tp_op o) { return o == tp_op::read || o == tp_op::cmp_swap || o == tp_op::fetch_add; }
 

@@ -23,6 +23,8 @@ constexpr field<0x0fc, 4> log_max_eq{};
 constexpr field<0x100, 8> max_indirection{};
 constexpr field<0x109, 7> log_max_mrw_sz{};
 constexpr field<0x11a, 6> log_max_klm_list_size{};
+constexpr field<0x12a, 6> log_max_ra_req_dc{};
+constexpr field<0x13a, 6> log_max_ra_res_dc{};
 constexpr field<0x14a, 6> log_max_ra_req_qp{};
 constexpr field<0x15a, 6> log_max_ra_res_qp{};
 constexpr field<0x170, 16> gid_table_size{};

@@ -116,9 +116,11 @@ constexpr u32 header_bytes = 4;
 } // namespace scx::prm::wqe_inline_seg
 
 // The UD address vector in a send WQE (struct mlx5_av), as libmlx5 fills it
-// for RoCE.
+// for RoCE; a DCI's WQEs carry it too, with the DC access key where UD has
+// its Q_Key and the DCT number in dqpn.
 namespace scx::prm::av {
 constexpr field<0x000, 32> qkey{};
+constexpr field<0x000, 64> dc_key{};
 constexpr field<0x040, 32> dqp_dct{};
 constexpr field<0x060, 8> stat_rate_sl{};
 constexpr field<0x068, 8> fl_mlid{};

@@ -470,7 +470,7 @@ TEST(HcaQp, CreateRejectsBadContexts)
 	dma_mem far_dbr = rig.poster.arena().alloc(64);
 	const bad cases[] = {
 		{"XRC", [](qp_spec &s) { s.st = prm::qpc_st::xrc; }, st::bad_param_err, synd::qp_bad_st},
-		{"DCI", [](qp_spec &s) { s.st = prm::qpc_st::dci; }, st::bad_param_err, synd::qp_bad_st},
+		{"DCI with an RQ", [](qp_spec &s) { s.st = prm::qpc_st::dci; }, st::bad_param_err, synd::qp_bad_rq_type},
 		{"raw", [](qp_spec &s) { s.st = prm::qpc_st::raw_datagram; }, st::bad_param_err, synd::qp_bad_st},
 		{"pm armed",
 		 [](qp_spec &s) {
@@ -642,6 +642,89 @@ TEST(HcaQp, EveryLegalTransitionForRcUcUd)
 		EXPECT_TRUE(walk(rig, qp.qpn, stype, qs::rts));
 		EXPECT_EQ(destroy_qp(rig, qp.qpn), 0);
 	}
+}
+
+// A DC initiator: created with no RQ of its own (or naming an SRQ, as
+// mlx5_ib does), walked to RTS with the attributes mlx5_ib gives it. It
+// has no path (each WQE names its target), grants nothing remote, takes
+// no optional parameter, and its rd_atomic limit is the DC one.
+TEST(HcaQp, DcInitiatorTransitions)
+{
+	qp_rig rig;
+	ASSERT_TRUE(rig.ready());
+	const u8 dci = prm::qpc_st::dci;
+	test_srq srq;
+	srq_spec ss;
+	ss.pd = rig.pd;
+	ASSERT_EQ(create_srq(rig, ss, &srq), 0);
+	qp_spec s = spec_for(rig, dci);
+	s.rq_type = prm::qp_rq_type::zero_len;
+	test_qp a, b;
+	ASSERT_EQ(create_qp(rig, s, &a), 0);
+	s.rq_type = prm::qp_rq_type::srq;
+	s.srqn = srq.srqn;
+	ASSERT_EQ(create_qp(rig, s, &b), 0);
+	u32 sy = 0;
+	for (const test_qp *qp : {&a, &b}) {
+		ASSERT_EQ(modify(rig, prm::op::rst2init_qp, qp->qpn, ctx_init(dci)), 0);
+		// No optional parameter in any transition.
+		ctx_t c = blank();
+		prm::set(prm::at(c.data(), q::primary_address_path), ads::pkey_index, 0);
+		EXPECT_EQ(modify(rig, prm::op::init2init_qp, qp->qpn, c, optp::pkey_index, &sy), st::bad_param_err);
+		EXPECT_EQ(sy, synd::qp_bad_opt_param);
+		EXPECT_EQ(modify(rig, prm::op::init2init_qp, qp->qpn, c), 0);
+		// RTR: an MTU and a message size, no remote QPN or path.
+		c = blank();
+		prm::set(c.data(), q::mtu, prm::qpc_mtu::bytes_1k);
+		prm::set(c.data(), q::log_msg_max, 30);
+		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, optp::rwe, &sy), st::bad_param_err);
+		EXPECT_EQ(sy, synd::qp_bad_opt_param);
+		prm::set(c.data(), q::mtu, 0);
+		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, 0, &sy), st::bad_param_err);
+		EXPECT_EQ(sy, synd::qp_bad_mtu);
+		prm::set(c.data(), q::mtu, prm::qpc_mtu::bytes_1k);
+		ASSERT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c), 0);
+		// RTS: the requester's attributes, bounded by the DC limits.
+		c = ctx_rts(prm::qpc_st::rc);
+		prm::set(c.data(), q::st, dci);
+		prm::set(c.data(), q::log_sra_max, 5);
+		EXPECT_EQ(modify(rig, prm::op::rtr2rts_qp, qp->qpn, c, 0, &sy), st::bad_param_err);
+		EXPECT_EQ(sy, synd::qp_bad_rd_atomic);
+		prm::set(c.data(), q::log_sra_max, 2);
+		ASSERT_EQ(modify(rig, prm::op::rtr2rts_qp, qp->qpn, c), 0);
+		prm::set(c.data(), q::min_rnr_nak, 3);
+		EXPECT_EQ(modify(rig, prm::op::rts2rts_qp, qp->qpn, c, optp::rnr_timeout, &sy), st::bad_param_err);
+		EXPECT_EQ(sy, synd::qp_bad_opt_param);
+
+		hca::qp_runtime rt;
+		ASSERT_TRUE(rig.dev.qps().lookup(qp->qpn, &rt));
+		EXPECT_EQ(rt.state, qs::rts);
+		EXPECT_EQ(rt.st, dci);
+		EXPECT_EQ(rt.access, 0u); // ctx_init's rwe is not a DCI's
+		EXPECT_EQ(rt.mtu, prm::qpc_mtu::bytes_1k);
+		EXPECT_EQ(rt.log_msg_max, 30u);
+		EXPECT_EQ(rt.next_send_psn, 0x200u);
+		EXPECT_EQ(rt.retry_count, 7u);
+		EXPECT_EQ(rt.rnr_retry, 6u);
+		EXPECT_EQ(rt.log_sra_max, 2u);
+		EXPECT_EQ(rt.path.ack_timeout, 14u);
+		EXPECT_EQ(rt.remote_qpn, 0u);
+		ASSERT_NE(rt.tp, nullptr);
+		EXPECT_EQ(rt.tp->a.st, hca::tp_st::dci);
+		EXPECT_EQ(rt.tp->a.max_rd_atomic, 4u);
+		std::vector<u8> ctx;
+		ASSERT_EQ(query_qp(rig, qp->qpn, &ctx), 0);
+		EXPECT_EQ(prm::get(ctx.data(), q::st), dci);
+		EXPECT_EQ(prm::get(ctx.data(), q::retry_count), 7u);
+		EXPECT_EQ(prm::get(ctx.data(), q::rwe), 0u);
+		EXPECT_EQ(to_err(rig, qp->qpn), 0);
+		EXPECT_EQ(to_rst(rig, qp->qpn), 0);
+	}
+	// The SRQ it named is held while it lives.
+	EXPECT_EQ(srq_cmd(rig, prm::op::destroy_srq, srq.srqn, &sy), st::bad_res_state_err);
+	EXPECT_EQ(destroy_qp(rig, a.qpn), 0);
+	EXPECT_EQ(destroy_qp(rig, b.qpn), 0);
+	EXPECT_EQ(srq_cmd(rig, prm::op::destroy_srq, srq.srqn), 0);
 }
 
 TEST(HcaQp, EveryIllegalTransitionAnswersBadQpState)

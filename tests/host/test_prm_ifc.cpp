@@ -42,7 +42,8 @@ const std::set<std::string> k_own_fields = {
 	"wqe_ctrl_seg.ds", "wqe_ctrl_seg.fence", "wqe_ctrl_seg.ce", "wqe_ctrl_seg.se",
 	"wqe_inline_seg.inline_flag", "wqe_inline_seg.length", "eqe_qp_srq.number",
 	// struct mlx5_av nests the Q_Key in a union and keeps rmac as bytes.
-	"av.qkey", "av.rmac_47_16", "av.rmac_15_0", "av.extended", "av.dqpn", "av.sgid_index", "av.flow_label",
+	"av.qkey", "av.dc_key", "av.rmac_47_16", "av.rmac_15_0", "av.extended", "av.dqpn", "av.sgid_index",
+	"av.flow_label",
 	// DevX users' fields that rdma-core's mlx5_ifc.h names and 6.1's keeps
 	// reserved (its kernel never sets them).
 	"cqc.dbr_umem_id", "create_cq_in.cq_umem_offset", "create_cq_in.cq_umem_id", "qpc.dbr_umem_id",
