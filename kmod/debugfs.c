@@ -116,6 +116,7 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 	seq_printf(m, "translation_faults %llu\n", s.translation_faults);
 	seq_printf(m, "rx_pkts %llu\nrx_no_qp %llu\nrx_bad_pkey %llu\nrx_malformed %llu\nrx_bad_qkey %llu\n",
 		   s.rx_pkts, s.rx_no_qp, s.rx_bad_pkey, s.rx_malformed, s.rx_bad_qkey);
+	seq_printf(m, "rx_dc_dropped %llu\ndc_connects %llu\n", s.rx_dc_dropped, s.dc_connects);
 	seq_printf(m, "tx_lost %llu\nqp_visits %llu\nsweeps %llu\narm_reads %llu\n", s.tx_lost,
 		   s.qp_visits, s.sweeps, s.arm_reads);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",

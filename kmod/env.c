@@ -83,7 +83,7 @@ static unsigned long scx_irqoff_max_where;
 static const char *const scx_lock_names[SCX_LOCK_CLASSES] = {
 	"hca_cmd", "hca_eq", "hca_objects", "hca_cq", "drv_cmd", "drv_eq",
 	"drv_cq_table", "test_a", "test_b", "hca_qp", "hca_srq", "hca_dp",
-	"hca_dp_rx", "hca_dp_kdb",
+	"hca_dp_rx", "hca_dp_kdb", "hca_dct", "drv_dct",
 };
 
 /* true: v is the new maximum. */

@@ -191,6 +191,8 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->rx_bad_pkey = d.rx_bad_pkey;
 	s->rx_malformed = d.rx_malformed;
 	s->rx_bad_qkey = d.rx_bad_qkey;
+	s->rx_dc_dropped = d.rx_dc_dropped;
+	s->dc_connects = d.dc_connects;
 	s->tx_lost = d.tx_lost;
 	s->qp_visits = d.qp_visits;
 	s->sweeps = d.sweeps;

@@ -128,6 +128,13 @@ void dct_table::create(cmd_ctx &c)
 	t->slot = *slot;
 	decode(t->rt, dctc, c.uid);
 	t->rt.dctn = *dctn;
+	if (!create_contexts(t->rt)) {
+		d_.qps->release_number(*dctn);
+		d_.pages->free_slot(*slot);
+		d_.srqs->detach(prm::get(dctc, dc::srqn_xrqn));
+		d_.cqs->detach(prm::get(dctc, dc::cqn));
+		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
+	}
 	prm::set(dctc, dc::state, prm::dctc_state::active);
 	prm::set(dctc, dc::dc_access_key_violation_count, 0);
 	copy_bytes(t->dctc, dctc, sizeof(dctc));
@@ -140,9 +147,33 @@ void dct_table::create(cmd_ctx &c)
 	prm::set(c.out, prm::create_dct_out::dctn, *dctn);
 }
 
+// Its responder contexts; none if they cannot all be made.
+bool dct_table::create_contexts(dct_runtime &rt)
+{
+	for (u32 i = 0; i < dct_contexts; i++) {
+		result<u32> qpn = d_.qps->create_context(rt);
+		if (!qpn) {
+			destroy_contexts(rt);
+			return false;
+		}
+		rt.ctx_qpn[i] = *qpn;
+	}
+	return true;
+}
+
+void dct_table::destroy_contexts(dct_runtime &rt)
+{
+	for (u32 &qpn : rt.ctx_qpn) {
+		if (qpn)
+			d_.qps->destroy_context(qpn);
+		qpn = 0;
+	}
+}
+
 void dct_table::free_dct(dct_ctx *t)
 {
 	live_--;
+	destroy_contexts(t->rt);
 	detach(t->rt);
 	d_.pds->unref(t->rt.pd);
 	d_.qps->release_number(t->rt.dctn);
@@ -191,10 +222,12 @@ dct_ctx *dct_table::named(cmd_ctx &c, u32 dctn)
 	return t;
 }
 
-// DRAIN_DCT: the DCT takes no new initiator. Nothing is in progress on a
-// DCT between two commands yet (no DC packets are carried), so it is
-// drained at once; DCT_DRAINED follows the command's completion on the
-// async EQ.
+// DRAIN_DCT: the DCT takes no request from now on (dp_dc.cpp drops what
+// comes for a DCT that is not active). Its contexts hold no request half
+// done between two commands (the data path runs a packet at a time under
+// the lock commands take), so it is drained at once: DCT_DRAINED follows
+// the command's completion on the async EQ. Answers a context still had
+// queued (READ responses) go out as they would.
 void dct_table::drain(cmd_ctx &c)
 {
 	namespace in = prm::drain_dct_in;

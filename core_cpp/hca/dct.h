@@ -4,7 +4,9 @@
 // addressed as a QP is, so its number comes from the QPN space
 // (qp_table::hold_number) and no QP can take it. It receives into an SRQ
 // and completes on one CQ, for whichever DC initiator presents its number
-// and its dc_access_key.
+// and its dc_access_key. Its dct_contexts responder contexts, made with it,
+// are QPs no command names (qp_dct_ctx.cpp); the data path hands them to
+// initiators (dp_dc.cpp).
 //
 // What CREATE_DCT takes from the dctc: pd, cqn, srqn_xrqn (an SRQ), rre,
 // rwe, rae, atomic_mode, min_rnr_nak, mtu (256..4096 and within the
@@ -26,6 +28,9 @@
 #include "lib/sync.h"
 
 namespace scx::hca {
+
+// Responder contexts per DCT: initiators it serves at once (dp_dc.cpp).
+constexpr u32 dct_contexts = 8;
 
 // What the data path works with, decoded from the dctc.
 struct dct_runtime {
@@ -52,6 +57,7 @@ struct dct_runtime {
 	u32 flow_label;
 	u32 key_violations; // initiators refused for a wrong dc_access_key
 	u8 key_armed;       // the next violation raises DCT_KEY_VIOLATION
+	u32 ctx_qpn[dct_contexts]; // its responder contexts (qp_table's)
 };
 
 struct dct_ctx {
@@ -104,6 +110,8 @@ private:
 	bool attach(cmd_ctx &c, const u8 *dctc);
 	void detach(const dct_runtime &rt);
 	void decode(dct_runtime &rt, const u8 *dctc, u16 uid);
+	bool create_contexts(dct_runtime &rt);
+	void destroy_contexts(dct_runtime &rt);
 	void free_dct(dct_ctx *t);
 	void drained(u32 dctn);
 	dct_ctx *named(cmd_ctx &c, u32 dctn);

@@ -47,7 +47,7 @@ status device::init()
 			   qp_table::first_qpn, (1u << L::log_max_qp) - qp_table::first_qpn));
 	vport_.init(cfg_, eqs_);
 	SCX_TRY(uar_win_.init(L::first_uar, L::num_uars));
-	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_}, 1u << L::log_max_qp,
+	SCX_TRY(dp_.init(dp_deps{&dma_, &pages_, &qps_, &cqs_, &srqs_, &mkeys_, &uar_win_, &eqs_, &vport_, &counters_, &dcts_}, 1u << L::log_max_qp,
 			 1u << L::log_max_cq));
 	regs_.init(cfg_, cmd_, eqs_, cqs_, dp_, L::first_uar, L::num_uars);
 	return cmd_.init(dma_, eqs_, faults_, dispatch_, cfg_.boot_delay_us);
@@ -86,6 +86,8 @@ void device::execute(cmd_ctx &c)
 	qps_.collect();
 	if (c.opcode == op::create_qp)
 		qps_.prepare_create();
+	else if (c.opcode == op::create_dct)
+		qps_.prepare_contexts(dct_contexts);
 	// No object the data path uses changes under a WQE in flight.
 	lock_guard dp(dp_.lock());
 	dp_.command_ran();

@@ -488,6 +488,9 @@ void data_path::enter_err(qp_runtime &rt)
 
 void data_path::qp_event(qp_runtime &rt, u8 type)
 {
+	// A DCT context is no QP its owner knows of: nothing to report.
+	if (rt.dctn)
+		return;
 	u8 data[prm::eqe::event_data.size] = {};
 	prm::set(data, prm::eqe_qp_srq::type, prm::event_queue_type::qp);
 	prm::set(data, prm::eqe_qp_srq::number, rt.qpn);
@@ -566,7 +569,7 @@ void data_path::req_cqe(qp_runtime &rt, u16 idx, u8 op, u32 byte_cnt)
 	u8 e[prm::cqe64::size_bytes] = {};
 	prm::set(e, prm::cqe64::opcode, prm::cqe_opcode::req);
 	prm::set(e, prm::cqe64::sop, op);
-	prm::set(e, prm::cqe64::qpn, rt.qpn);
+	prm::set(e, prm::cqe64::qpn, cqe_qpn(rt));
 	prm::set(e, prm::cqe64::wqe_counter, idx);
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
 	prm::set(e, prm::cqe64::byte_cnt, byte_cnt);
@@ -579,7 +582,7 @@ void data_path::err_cqe(qp_runtime &rt, u32 cqn, u8 opcode, u8 syndrome, u16 cou
 	prm::set(e, prm::err_cqe::syndrome, syndrome);
 	prm::set(e, prm::err_cqe::vendor_err_synd, vendor_err(syndrome));
 	prm::set(e, prm::err_cqe::wqe_opcode, wqe_op);
-	prm::set(e, prm::err_cqe::qpn, rt.qpn);
+	prm::set(e, prm::err_cqe::qpn, cqe_qpn(rt));
 	prm::set(e, prm::err_cqe::wqe_counter, counter);
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
 	prm::set(e, prm::cqe64::opcode, opcode);

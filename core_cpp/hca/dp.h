@@ -35,6 +35,8 @@
 
 namespace scx::hca {
 
+class dct_table;
+
 struct dp_deps {
 	bus::dma_space *dma;
 	fw_pages *pages;
@@ -46,6 +48,7 @@ struct dp_deps {
 	eq_engine *eqs;
 	const vport *port;   // its RoCE address table: source GIDs
 	q_counter_sets *counters; // Q counter sets the QPs count into
+	dct_table *dcts;     // DC targets, whose contexts are QPs of qps
 };
 
 struct dp_stats {
@@ -68,6 +71,8 @@ struct dp_stats {
 	u64 rx_bad_pkey;   // ... with another partition's P_Key (the QPs' bad_pkey)
 	u64 rx_malformed;  // ... with no valid header for their QP (its malformed)
 	u64 rx_bad_qkey;   // ... datagrams with another Q_Key (the QPs' bad_qkey)
+	u64 rx_dc_dropped; // DC requests a DCT refused (not active, wrong key, no context, malformed)
+	u64 dc_connects;   // DCT contexts given to an initiator
 	u64 tx_lost;       // sent to an address no port has, or a full ring
 	u64 qp_visits;     // turns a QP got (named by a doorbell, a packet, a timer)
 	u64 sweeps;        // looks at every QP's doorbell record
@@ -375,6 +380,10 @@ private:
 	void run_timers();
 	bool drain_rx(u32 budget);
 	bool rx_one();
+	// DC targets (dp_dc.cpp).
+	bool dc_target(const dp_rx_pkt &p, u32 dctn, qp_runtime **out);
+	qp_runtime *dc_context(dct_runtime &t, const u8 *gid, u32 dci, bool connect);
+	void dc_key_violation(dct_runtime &t);
 	// The cached WQE and lists are resolved again at their next use.
 	void forget_lists() { wqe_qpn_ = list_qpn_ = rcv_qpn_ = ~0u; }
 	void flush(qp_runtime &rt);

@@ -56,8 +56,9 @@ u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 		d.more_ = true;
 		return nullptr;
 	}
-	// No softcx port here has it: the netdev's, if the port has one.
-	wire_ = slot == data_path::unreachable && d.wire_xmit_;
+	// No softcx port here has it: the netdev's, if the port has one. DC's
+	// format is softcx's own: its packets are lost rather than sent there.
+	wire_ = slot == data_path::unreachable && d.wire_xmit_ && q.a.st != tp_st::dci && q.a.st != tp_st::dct;
 	if (wire_ && !d.wire_ready_.load(mo::acquire)) {
 		// The netdev's queue is full: later, as a busy link.
 		d.wire_tx_full_++;
@@ -206,6 +207,11 @@ bool data_path::rx_one()
 	debt_++;
 	stats_.rx_pkts++;
 	qp_runtime *rt = qpn ? d_.qps->dp_get(qpn) : nullptr;
+	bool dc = !rt && qpn && dc_target(*p, qpn, &rt);
+	// A trap's pass took it for one of its DCIs: the context answering
+	// joins them, as an RC peer does.
+	if (dc && rt && trap_)
+		trap_add(rt->qpn);
 	if (rt && rt->tp) {
 		tp_rx_meta m;
 		m.grh = p->has_grh ? p->grh : nullptr;
@@ -222,7 +228,7 @@ bool data_path::rx_one()
 		// An answer may have armed the timer (what is left is
 		// owed by then) with nothing to send.
 		track_timer(*rt);
-	} else {
+	} else if (!dc) {
 		stats_.rx_no_qp++;
 	}
 	void *frame = rx_.pop();

@@ -8,6 +8,7 @@
 // QPs of the writer's UAR page and the loopback peers their packets reach
 // (as rxe runs a responder in its sender's context); all else waits for
 // the poller.
+#include "hca/dct.h"
 #include "hca/dp.h"
 
 #include "prm/qp.h"
@@ -193,6 +194,15 @@ bool data_path::trap_takes(const dp_rx_pkt &p)
 	if (trap_has(qpn))
 		return true;
 	qp_runtime *rt = d_.qps->dp_get(qpn);
+	if (!rt && d_.dcts && d_.dcts->dp_get(qpn)) {
+		// A DC request from one of the trap's DCIs (rx_one adds the
+		// context that takes it).
+		u32 hdr = wire::bth::size_bytes + wire::dceth::size_bytes;
+		return p.len >= hdr && (prm::get(p.data, wire::bth::opcode) & wire::bth_transport::mask) ==
+					       wire::bth_transport::dc &&
+		       trap_has(u32(prm::get(p.data + wire::bth::size_bytes, wire::dceth::dci_qp))) &&
+		       ntrap_ < trap_max;
+	}
 	if (!rt || !rt->tp)
 		return false;
 	u32 from = rt->tp->a.dest_qpn;

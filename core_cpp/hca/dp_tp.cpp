@@ -378,7 +378,7 @@ void dp_tp_ops::recv_complete(tp_qp &q, u32 handle, const tp_recv_done &r)
 		prm::set(e, prm::cqe64::l3_type, r.l3 == 4 ? prm::cqe_l3_type::ipv4 : prm::cqe_l3_type::ipv6);
 	}
 	prm::set(e, prm::cqe64::user_index, rt.user_index);
-	prm::set(e, prm::cqe64::qpn, rt.qpn);
+	prm::set(e, prm::cqe64::qpn, cqe_qpn(rt));
 	prm::set(e, prm::cqe64::wqe_counter, u16(handle));
 	prm::set(e, prm::cqe64::se, r.solicited);
 	d.post(rt.cqn_rcv, e, r.solicited, false);
@@ -473,6 +473,10 @@ void dp_tp_ops::fatal(tp_qp &q, tp_fatal why)
 		d.count(rt, access ? qc::resp_remote_access_errors : qc::resp_remote_invalid_request);
 		d.qp_event(rt, access ? prm::event_type::wq_access_error : prm::event_type::wq_inval_req_error);
 	}
+	// A DCT context only drops its connection (its engine is in error
+	// until an initiator connects again); the DCT serves on.
+	if (rt.dctn)
+		return;
 	d.enter_err(rt);
 }
 

@@ -39,6 +39,11 @@ qp_table::~qp_table()
 	free_bytes(tps_);
 	free_bytes(runs_);
 	tp_qp_delete(spare_);
+	while (ctx_spares_) {
+		tp_qp *next = static_cast<tp_qp *>(ctx_spares_->owner);
+		tp_qp_delete(ctx_spares_);
+		ctx_spares_ = next;
+	}
 }
 
 // Under lock_ (and the data path's spinlock, where memory is not freed).
@@ -212,7 +217,7 @@ void qp_table::modify(cmd_ctx &c)
 	const u8 *qpc = prm::at(in, mi::qpc);
 
 	qp_runtime now;
-	if (!lookup(qpn, &now))
+	if (!lookup(qpn, &now) || now.dctn)
 		return (void)c.fail(st::bad_res_err, synd::qp_invalid);
 	if (!uid_may_name(c.uid, now.uid))
 		return (void)c.fail(st::bad_res_err, synd::uid_foreign);
@@ -267,7 +272,7 @@ void qp_table::query(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		qp_ctx *qp = table_.get(prm::get(c.in, prm::query_qp_in::qpn));
-		if (!qp)
+		if (!qp || qp->rt.dctn)
 			return (void)c.fail(st::bad_res_err, synd::qp_invalid);
 		if (!uid_may_name(c.uid, qp->rt.uid))
 			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
@@ -330,6 +335,8 @@ void qp_table::destroy(cmd_ctx &c)
 		lock_guard g(lock_);
 		u32 qpn = prm::get(c.in, in::qpn);
 		qp = table_.get(qpn);
+		if (qp && qp->rt.dctn)
+			return (void)c.fail(st::bad_res_err, synd::qp_invalid);
 		if (qp && !uid_may_name(c.uid, qp->rt.uid))
 			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
 		table_.remove(qpn);
@@ -394,6 +401,10 @@ void qp_table::reset()
 		qp_ctx *q;
 		{
 			lock_guard g(lock_);
+			// DCT contexts go with their DCTs (dct_table::reset).
+			q = table_.get(table_.first() + n);
+			if (q && q->rt.dctn)
+				continue;
 			q = table_.remove(table_.first() + n);
 			if (q && q->rt.gsi)
 				gsi_qpn_ = 0;

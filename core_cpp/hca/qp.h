@@ -42,6 +42,8 @@
 
 namespace scx::hca {
 
+struct dct_runtime;
+
 struct transition;
 
 struct tp_qp;
@@ -138,6 +140,12 @@ struct qp_runtime {
 	u32 route_slot;
 	u8 route_gid[16];
 
+	// A DC target's responder context (dct.h, dp_dc.cpp): the DCT it
+	// answers for, which its CQEs name (0: a QP); when it last took a
+	// packet, by the data path's clock.
+	u32 dctn;
+	u64 dc_last;
+
 	// Its packet transport state (tp.h), synced by the transitions.
 	tp_qp *tp;
 	// On the data path's list of QPs with work / of QPs with a timer.
@@ -145,9 +153,12 @@ struct qp_runtime {
 	u8 dp_timed;
 };
 
+// The number a QP's CQEs name: its own, or a DCT context's DCT's.
+inline u32 cqe_qpn(const qp_runtime &rt) { return rt.dctn ? rt.dctn : rt.qpn; }
+
 struct qp_ctx {
 	u32 slot;
-	u32 image_slot;     // the qpc image (prm::qpc layout)
+	u32 image_slot;     // the qpc image (prm::qpc layout); a DCT context has none
 	qp_runtime rt;
 };
 static_assert(sizeof(qp_ctx) <= fw_pages::slot_size);
@@ -204,6 +215,15 @@ public:
 	// DCT), and its return.
 	result<u32> hold_number();
 	void release_number(u32 qpn);
+
+	// DC targets' responder contexts: QPs no command names, each serving
+	// one DC initiator at a time for its DCT (dct.cpp makes them with the
+	// DCT, dp_dc.cpp hands them out). prepare_contexts runs in process
+	// context before CREATE_DCT (the transport states they take); the
+	// others under the data path's lock, as commands run.
+	void prepare_contexts(u32 n);
+	result<u32> create_context(const dct_runtime &t);
+	void destroy_context(u32 qpn);
 
 	// For the data path: a snapshot of QP qpn, or false.
 	bool lookup(u32 qpn, qp_runtime *out);
@@ -296,6 +316,8 @@ private:
 	tp_qp **tps_ = nullptr;
 	u32 ntps_ = 0;
 	tp_qp *spare_ = nullptr;
+	tp_qp *ctx_spares_ = nullptr;  // for DCT contexts, linked through owner
+	u32 nctx_spares_ = 0;
 	tp_qp *graveyard_ = nullptr;   // linked through owner
 	tp_counters gone_{};
 	void bury(tp_qp *t);

@@ -280,6 +280,9 @@ void sync_transport(qp_runtime &rt, u8 from)
 	case prm::qpc_st::dci: a.st = tp_st::dci; break;
 	default: a.st = tp_st::ud; break;
 	}
+	// A DC target's context answers as RC does, to whoever connects.
+	if (rt.dctn)
+		a.st = tp_st::dct;
 	a.qpn = rt.gsi ? gsi_wire_qpn : rt.qpn;
 	a.dest_qpn = rt.remote_qpn;
 	a.mtu = path_mtu_bytes(rt.mtu);

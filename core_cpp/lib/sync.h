@@ -24,6 +24,7 @@ enum class lock_class : unsigned {
 	hca_dp_rx,
 	hca_dp_kdb,
 	hca_dct,
+	drv_dct,
 };
 
 class spinlock {

@@ -199,26 +199,59 @@ TEST(HcaDct, UserContextsReachOnlyTheirOwn)
 	EXPECT_EQ(destroy_uctx(rig, b), 0);
 }
 
-// A DCT's number is taken from the QPN space and given back: as many DCTs
-// as there are free QPNs, then NO_RES; TEARDOWN_HCA ends them all.
+// A DCT's number is taken from the QPN space and given back: no QP gets
+// it, nor one of its contexts' numbers; TEARDOWN_HCA ends them all.
 TEST(HcaDct, NumbersComeFromTheQpnSpace)
 {
 	dct_rig rig;
 	ASSERT_TRUE(rig.dct_ready());
 	std::vector<u32> dcts;
-	for (int i = 0; i < 64; i++) {
+	// Each DCT takes 1 + dct_contexts numbers (its responder contexts are
+	// hidden QPs) and as many firmware slots: 16 leave the rig pages for QPs.
+	for (int i = 0; i < 16; i++) {
 		u32 d = rig.create(rig.dct_in());
 		ASSERT_NE(d, 0u);
 		dcts.push_back(d);
+	}
+	std::vector<u32> ctxs;
+	for (u32 d : dcts) {
+		hca::dct_runtime *t = rig.dev.dcts().dp_get(d);
+		ASSERT_NE(t, nullptr);
+		for (u32 q : t->ctx_qpn) {
+			ASSERT_NE(q, 0u);
+			ctxs.push_back(q);
+		}
 	}
 	for (int i = 0; i < 64; i++) {
 		test_qp qp;
 		ASSERT_EQ(create_qp(rig, spec_for(rig), &qp), 0);
 		EXPECT_EQ(std::count(dcts.begin(), dcts.end(), qp.qpn), 0) << qp.qpn;
+		EXPECT_EQ(std::count(ctxs.begin(), ctxs.end(), qp.qpn), 0) << qp.qpn;
 		ASSERT_EQ(destroy_qp(rig, qp.qpn), 0);
 	}
-	EXPECT_EQ(rig.dev.dcts().count(), 64u);
+	// A context is no QP a command may name.
+	u32 sy = 0;
+	std::vector<u8> ctx;
+	auto q = cmd_in(prm::op::query_qp, prm::query_qp_in::size_bytes);
+	prm::set(q.data(), prm::query_qp_in::qpn, ctxs[0]);
+	EXPECT_EQ(run(rig, q, prm::query_qp_out::size_bytes, &sy), st::bad_res_err);
+	EXPECT_EQ(sy, synd::qp_invalid);
+	EXPECT_EQ(destroy_qp(rig, ctxs[1], &sy), st::bad_res_err);
+	EXPECT_EQ(sy, synd::qp_invalid);
+	auto m = cmd_in(prm::op::qp_2err, prm::qp_2err_in::size_bytes);
+	prm::set(m.data(), prm::qp_2err_in::qpn, ctxs[2]);
+	EXPECT_EQ(run(rig, m, 16, &sy), st::bad_res_err);
+	EXPECT_EQ(sy, synd::qp_invalid);
+	EXPECT_EQ(rig.dev.dcts().count(), 16u);
+	// DESTROY_DCT ends its contexts: their numbers go back.
+	ASSERT_EQ(rig.dct_cmd(prm::op::destroy_dct, dcts.back()), 0);
+	dcts.pop_back();
+	hca::qp_runtime rt;
+	EXPECT_FALSE(rig.dev.qps().lookup(ctxs.back(), &rt));
+	EXPECT_TRUE(rig.dev.qps().lookup(ctxs.front(), &rt));
+	EXPECT_EQ(rt.dctn, dcts.front());
 	auto t = cmd_in(prm::op::teardown_hca, prm::teardown_hca_in::size_bytes);
 	ASSERT_EQ(run(rig, t, prm::teardown_hca_out::size_bytes), 0);
 	EXPECT_EQ(rig.dev.dcts().count(), 0u);
+	EXPECT_FALSE(rig.dev.qps().lookup(ctxs.front(), &rt));
 }

@@ -127,6 +127,8 @@ struct scx_hca_dp_stats {
 	uint64_t rx_bad_pkey;   /* ... another partition's P_Key */
 	uint64_t rx_malformed;  /* ... no valid header for the QP */
 	uint64_t rx_bad_qkey;   /* ... datagrams with another Q_Key than their QP's */
+	uint64_t rx_dc_dropped; /* ... DC requests a DCT refused (state, key, no context) */
+	uint64_t dc_connects;   /* DCT contexts given to an initiator */
 	uint64_t tx_lost;       /* sent where no port is, or into a full ring */
 	uint64_t qp_visits;     /* turns QPs got: named by doorbells, packets, timers */
 	uint64_t sweeps;        /* looks at every QP's doorbell record */
