@@ -33,6 +33,7 @@ int scx_drv_init(const struct scx_drv_params *p, struct scx_drv **out)
 	cfg.port_event = p->port_event;
 	cfg.qp_event = p->qp_event;
 	cfg.srq_event = p->srq_event;
+	cfg.dct_event = p->dct_event;
 	cfg.user_event = p->user_event;
 	status s = drv->dev.init(*bus::from_bar(p->bar), drv->plat, cfg);
 	if (!s) {

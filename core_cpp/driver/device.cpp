@@ -5,6 +5,7 @@
 #include "lib/new.h"
 #include "prm/cmd.h"
 #include "prm/cq.h"
+#include "prm/dct.h"
 #include "prm/eq.h"
 #include "prm/hca_cap.h"
 #include "softcx/driver.h"
@@ -30,7 +31,8 @@ constexpr u64 async_event_mask =
 	(1ull << et::cq_error) | (1ull << et::wq_catas_error) | (1ull << et::path_mig_failed) |
 	(1ull << et::internal_error) | (1ull << et::port_change) | (1ull << et::cmd) |
 	(1ull << et::page_request) | (1ull << et::wq_inval_req_error) | (1ull << et::wq_access_error) |
-	(1ull << et::srq_catas_error) | (1ull << et::srq_last_wqe) | (1ull << et::srq_rq_limit);
+	(1ull << et::srq_catas_error) | (1ull << et::srq_last_wqe) | (1ull << et::srq_rq_limit) |
+	(1ull << et::dct_drained) | (1ull << et::dct_key_violation);
 
 // "<dev>-<what><n>" without a libc.
 void make_name(char *dst, usize cap, const char *dev, const char *what, i32 n)
@@ -96,6 +98,7 @@ status device::init(bus::mmio &bar, bus::platform &plat, const device_config &cf
 	if (!caps_)
 		return errc::nomem;
 	SCX_TRY(cqs_.init());
+	SCX_TRY(drains_.init());
 	for (u32 i = 0; i < cfg_.num_comp_eqs; i++)
 		SCX_TRY(tasklets_[i].init());
 
@@ -356,6 +359,18 @@ void device::eq_event(eq &q, const u8 *e)
 		if (cfg_.qp_event)
 			cfg_.qp_event(cfg_.ctx, u32(prm::get(d, prm::eqe_qp_srq::number)), type);
 		return;
+	case et::dct_drained:
+	case et::dct_key_violation: {
+		// A destroy in the kernel waits for DCT_DRAINED; DevX users may
+		// have subscribed to either.
+		u32 dctn = u32(prm::get(d, prm::eqe_dct::dctn)) & 0xffffff;
+		user_event(e);
+		if (type == et::dct_drained)
+			drains_.drained(dctn);
+		if (cfg_.dct_event)
+			cfg_.dct_event(cfg_.ctx, dctn, type);
+		return;
+	}
 	case et::srq_catas_error:
 	case et::srq_rq_limit:
 		// The SRQ number alone names it (mlx5_core reads no type here).

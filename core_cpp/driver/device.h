@@ -9,6 +9,7 @@
 #include "driver/commands.h"
 #include "driver/cq.h"
 #include "driver/eq.h"
+#include "driver/dct.h"
 #include "driver/health.h"
 #include "driver/pages.h"
 
@@ -32,6 +33,7 @@ struct device_config {
 	void (*port_event)(void *ctx, u8 port, u8 sub_type) = nullptr;
 	void (*qp_event)(void *ctx, u32 qpn, u8 event_type) = nullptr;
 	void (*srq_event)(void *ctx, u32 srqn, u8 event_type) = nullptr;
+	void (*dct_event)(void *ctx, u32 dctn, u8 event_type) = nullptr;
 	// Any other async event (QP/SRQ/WQ errors...; hardirq). data: eqe::event_data.
 	void (*async_event)(void *ctx, u8 type, u8 sub_type, const u8 *data) = nullptr;
 	// An EQE DevX subscribers may wait for (hardirq): key as
@@ -92,6 +94,8 @@ public:
 	status modify_cq(core_cq &cq, void *in, u32 inlen);
 
 	u64 bogus_events() const { return bogus_.load(mo::relaxed); }
+	// Destroys waiting for DCT_DRAINED (dct.h).
+	driver::dct_drains &dct_drains() { return drains_; }
 
 private:
 	// The EQs' owner callbacks (hardirq).
@@ -113,6 +117,7 @@ private:
 	bus::platform *plat_ = nullptr;
 	cmd_if cmd_;
 	health_monitor health_;
+	driver::dct_drains drains_;
 	fw_pages pages_;
 	cq_table cqs_;
 	eq async_;

@@ -174,7 +174,7 @@ status rst2init_qp(cmd_if &c, u32 qpn, u8 st, const qp_init_attr &a, u16 uid)
 	prm::set(qpc, q::counter_set_id, a.counter_set_id);
 	if (st == prm::qpc_st::ud)
 		prm::set(qpc, q::q_key, a.q_key);
-	else
+	else if (st != prm::qpc_st::dci)
 		set_access(qpc, a.access);
 	return run_modify(c, prm::op::rst2init_qp, qpn, 0, qpc, uid);
 }
@@ -189,7 +189,7 @@ status init2rtr_qp(cmd_if &c, u32 qpn, u8 st, const qp_rtr_attr &a, u16 uid)
 	prm::set(qpc, q::pm_state, prm::qpc_pm_state::migrated);
 	prm::set(qpc, q::mtu, a.mtu);
 	prm::set(qpc, q::log_msg_max, a.log_msg_max);
-	if (st != prm::qpc_st::ud) {
+	if (st == prm::qpc_st::rc || st == prm::qpc_st::uc) {
 		const qp_path_attr &p = a.path;
 		prm::set(qpc, q::remote_qpn, a.remote_qpn);
 		prm::set(qpc, q::next_rcv_psn, a.rq_psn);
@@ -226,7 +226,7 @@ status rtr2rts_qp(cmd_if &c, u32 qpn, u8 st, const qp_rts_attr &a, u16 uid)
 	prm::set(qpc, q::st, st);
 	prm::set(qpc, q::pm_state, prm::qpc_pm_state::migrated);
 	prm::set(qpc, q::next_send_psn, a.sq_psn);
-	if (st == prm::qpc_st::rc) {
+	if (st == prm::qpc_st::rc || st == prm::qpc_st::dci) {
 		prm::set(qpc, q::retry_count, a.retry_count);
 		prm::set(qpc, q::rnr_retry, a.rnr_retry);
 		prm::set(qpc, q::log_sra_max, a.log_sra_max);

@@ -2,8 +2,10 @@
 // Queue pairs for user verbs: verbs attributes turned into the PRM QP
 // commands (the role of mlx5_ib's qp.c state table and attribute encoding).
 #include "driver/c_drv.h"
+#include "driver/dct.h"
 #include "driver/qp_cmds.h"
 #include "prm/cmd.h"
+#include "prm/dct.h"
 #include "prm/qp.h"
 #include "prm/srq.h"
 #include "softcx/verbs.h"
@@ -20,6 +22,8 @@ u8 qpc_st(u32 type)
 		return prm::qpc_st::rc;
 	case SCX_QPT_UC:
 		return prm::qpc_st::uc;
+	case SCX_QPT_DCI:
+		return prm::qpc_st::dci;
 	default:
 		return prm::qpc_st::ud;
 	}
@@ -72,7 +76,9 @@ status to_rtr(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	r.path.port = a.port ? a.port : 1;
 	r.opt_param_mask = access_optpar(a.mask);
 	r.access = access_bits(a.access);
-	if (a.mask & SCX_QP_PKEY_INDEX) {
+	if (a.type == SCX_QPT_DCI) // mlx5_ib's table has no DCI column
+		r.opt_param_mask = 0;
+	else if (a.mask & SCX_QP_PKEY_INDEX) {
 		r.opt_param_mask |= prm::qp_optpar::pkey_index;
 		r.pkey_index = a.pkey_index;
 	}
@@ -105,6 +111,8 @@ status to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 		r.opt_param_mask |= prm::qp_optpar::counter_set_id;
 		r.counter_set_id = a.counter_set_id;
 	}
+	if (a.type == SCX_QPT_DCI)
+		r.opt_param_mask = 0;
 	return qc::rtr2rts_qp(dev.cmd(), qpn, qpc_st(a.type), r);
 }
 
@@ -136,6 +144,8 @@ status modify_in_place(driver::device &dev, u16 opcode, u32 qpn, const scx_qp_at
 		prm::set(qpc, q::counter_set_id, a.counter_set_id);
 		opt |= prm::qp_optpar::counter_set_id;
 	}
+	if (a.type == SCX_QPT_DCI)
+		opt = 0;
 	return qc::modify_qp(dev.cmd(), opcode, qpn, opt, qpc);
 }
 
@@ -156,8 +166,10 @@ extern "C" {
 
 int scx_verbs_create_qp(struct scx_drv *drv, const struct scx_qp_create_params *p, uint32_t *qpn)
 {
-	if (p->type != SCX_QPT_RC && p->type != SCX_QPT_UC && p->type != SCX_QPT_UD)
+	if (p->type != SCX_QPT_RC && p->type != SCX_QPT_UC && p->type != SCX_QPT_UD && p->type != SCX_QPT_DCI)
 		return -int(errc::notsupp);
+	if (p->type == SCX_QPT_DCI && p->rq_wqes)
+		return -int(errc::inval);
 	if ((p->sq_wqebbs && !is_pow2(p->sq_wqebbs)) || (p->rq_wqes && !is_pow2(p->rq_wqes)) ||
 	    (p->rq_wqes && p->rq_wqe_shift < 4) || p->page_shift < 12 || !p->npages)
 		return -int(errc::inval);
@@ -303,6 +315,58 @@ int scx_verbs_query_srq(struct scx_drv *drv, uint32_t srqn, uint16_t *limit)
 		return s.to_errno();
 	*limit = u16(prm::get(srqc, prm::srqc::lwm));
 	return 0;
+}
+
+} // extern "C"
+
+extern "C" {
+
+int scx_verbs_create_dct(struct scx_drv *drv, const struct scx_dct_params *p, uint32_t *dctn)
+{
+	driver::cmd::dct_params d;
+	d.pd = p->pdn;
+	d.cqn = p->cqn;
+	d.srqn = p->srqn;
+	d.user_index = p->user_index;
+	d.dc_key = p->dc_key;
+	d.rre = p->access & SCX_ACCESS_REMOTE_READ;
+	d.rwe = p->access & SCX_ACCESS_REMOTE_WRITE;
+	d.rae = p->access & SCX_ACCESS_REMOTE_ATOMIC;
+	d.port = p->port ? p->port : 1;
+	d.mtu = p->path_mtu;
+	d.min_rnr_timer = p->min_rnr_timer;
+	d.sgid_index = p->sgid_index;
+	d.hop_limit = p->hop_limit;
+	d.tclass = p->tclass;
+	d.pkey_index = p->pkey_index;
+	d.flow_label = p->flow_label;
+	d.eth_prio = p->sl & 7;
+	result<u32> n = driver::cmd::create_dct(drv->dev.cmd(), d, p->uid);
+	if (!n)
+		return n.error().to_errno();
+	*dctn = *n;
+	return 0;
+}
+
+int scx_verbs_destroy_dct(struct scx_drv *drv, uint32_t dctn, uint16_t uid)
+{
+	return driver::end_dct(drv->dev, dctn, uid).to_errno();
+}
+
+int scx_verbs_query_dct(struct scx_drv *drv, uint32_t dctn, uint8_t *state, uint32_t *key_violations)
+{
+	u8 dctc[prm::dctc::size_bytes] = {};
+	status s = driver::cmd::query_dct(drv->dev.cmd(), dctn, dctc);
+	if (!s)
+		return s.to_errno();
+	*state = u8(prm::get(dctc, prm::dctc::state));
+	*key_violations = prm::get(dctc, prm::dctc::dc_access_key_violation_count);
+	return 0;
+}
+
+int scx_verbs_arm_dct(struct scx_drv *drv, uint32_t dctn)
+{
+	return driver::cmd::arm_dct(drv->dev.cmd(), dctn).to_errno();
 }
 
 } // extern "C"

@@ -56,6 +56,8 @@ void c_function_up(M *m, const char *name, unsigned cmd_timeout_ms, scx_hca **hc
 		dp.qp_event = M::qp_event;
 	if constexpr (requires { &M::srq_event; })
 		dp.srq_event = M::srq_event;
+	if constexpr (requires { &M::dct_event; })
+		dp.dct_event = M::dct_event;
 	ASSERT_EQ(scx_drv_init(&dp, drv), 0);
 }
 
@@ -117,6 +119,11 @@ protected:
 	static void srq_event(void *ctx, uint32_t srqn, uint8_t type)
 	{
 		static_cast<CMachine *>(ctx)->events.add(true, srqn, type);
+	}
+	// A DCT's events are logged as an SRQ's are (by number and type).
+	static void dct_event(void *ctx, uint32_t dctn, uint8_t type)
+	{
+		static_cast<CMachine *>(ctx)->events.add(true, dctn, type);
 	}
 	static void *dma_alloc(void *ctx, size_t size, uint64_t *dma)
 	{

@@ -72,6 +72,11 @@ struct scx_drv_params {
 	/* An async event of SRQ `srqn` (hardirq): an scx_srq_event_type. May be NULL. */
 	void (*srq_event)(void *ctx, uint32_t srqn, uint8_t event_type);
 	/*
+	 * DCT_DRAINED or DCT_KEY_VIOLATION of DC target `dctn` (hardirq), after
+	 * the driver's own use of it (a destroy waiting). May be NULL.
+	 */
+	void (*dct_event)(void *ctx, uint32_t dctn, uint8_t event_type);
+	/*
 	 * An EQE DevX subscribers may wait for (hardirq): `key` names its type
 	 * and object (scx_devx_event_key), eqe is its 64 bytes. A completion or
 	 * CQ error comes here only for a CQ the driver does not know (a DevX

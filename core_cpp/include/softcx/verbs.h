@@ -133,7 +133,15 @@ int scx_verbs_resize_cq(struct scx_drv *drv, struct scx_cq *cq, const struct scx
 int scx_verbs_destroy_cq(struct scx_drv *drv, struct scx_cq *cq);
 
 /* Queue pairs. States and attribute-mask bits use the verbs numbering. */
-enum scx_qp_type { SCX_QPT_RC = 2, SCX_QPT_UC = 3, SCX_QPT_UD = 4 };
+enum scx_qp_type {
+	SCX_QPT_RC = 2, SCX_QPT_UC = 3, SCX_QPT_UD = 4,
+	/*
+	 * A DC initiator (mlx5dv's DCI): RC's requester whose WQEs each name
+	 * a DC target; no RQ of its own. Its transitions take no optional
+	 * attribute (mlx5_ib drops them).
+	 */
+	SCX_QPT_DCI = 0x100,
+};
 enum scx_qp_state {
 	SCX_QPS_RESET, SCX_QPS_INIT, SCX_QPS_RTR, SCX_QPS_RTS, SCX_QPS_SQD, SCX_QPS_SQE, SCX_QPS_ERR,
 };
@@ -212,6 +220,33 @@ struct scx_qp_attr {
 int scx_verbs_modify_qp(struct scx_drv *drv, uint32_t qpn, const struct scx_qp_attr *a);
 /* QUERY_QP: fills state, qkey, psns, dest_qpn, path_mtu, access, timers. */
 int scx_verbs_query_qp(struct scx_drv *drv, uint32_t qpn, struct scx_qp_attr *a);
+
+/*
+ * DC targets (mlx5dv's DCT), made when the verbs DCT reaches RTR as mlx5_ib
+ * makes them: they receive into an SRQ and complete on one CQ, for any DC
+ * initiator presenting their number and access key.
+ */
+struct scx_dct_params {
+	uint32_t pdn, cqn, srqn;
+	uint32_t user_index;    /* into every CQE of the DCT */
+	uint64_t dc_key;
+	uint32_t access;        /* SCX_ACCESS_REMOTE_* */
+	uint8_t port, path_mtu, min_rnr_timer;
+	uint8_t sgid_index, hop_limit, tclass, sl;
+	uint16_t pkey_index;
+	uint32_t flow_label;
+	uint16_t uid;           /* DevX user context (0: the kernel's) */
+};
+int scx_verbs_create_dct(struct scx_drv *drv, const struct scx_dct_params *p, uint32_t *dctn);
+/*
+ * DRAIN_DCT, the wait for its DCT_DRAINED event (ended early by a failed
+ * device, and bounded), then DESTROY_DCT.
+ */
+int scx_verbs_destroy_dct(struct scx_drv *drv, uint32_t dctn, uint16_t uid);
+/* QUERY_DCT: its state (prm dctc_state) and access key violations. */
+int scx_verbs_query_dct(struct scx_drv *drv, uint32_t dctn, uint8_t *state, uint32_t *key_violations);
+/* The next access key violation raises DCT_KEY_VIOLATION (once). */
+int scx_verbs_arm_dct(struct scx_drv *drv, uint32_t dctn);
 
 /* Shared receive queues. */
 struct scx_srq_create_params {
