@@ -344,6 +344,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	hp.mtu = p->mtu;
 	hp.link_down = !p->link_up;
 	hp.devx_objects = p->devx_objects;
+	hp.dc = p->dc;
 	err = scx_hca_create(&hp, &kdev->hca);
 	if (err)
 		goto err_irqs;

@@ -115,6 +115,7 @@ struct scx_kdev_params {
 	u16 mtu;		/* port MTU; 0: default */
 	bool link_up;
 	bool devx_objects;	/* DevX's general objects are offered (devx=1) */
+	bool dc;		/* DC is offered (dc=1) */
 	/* PORT_CHANGE events (hardirq); may be NULL. */
 	void (*port_event)(void *ctx, u8 port, u8 sub_type);
 	/* QP async events (hardirq; PRM event type); may be NULL. */

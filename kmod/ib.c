@@ -513,6 +513,7 @@ int scx_ib_add(const char *name, struct net_device *ndev, unsigned int recoverie
 				  (scx_uar_trapping() ? 100000 : 16000),
 		.dp_doorbells_trap = scx_uar_trapping(),
 		.devx_objects = scx_settings.devx,
+		.dc = scx_settings.dc,
 	};
 	struct scx_ib_device_attr a;
 	struct scx_ibdev *sdev;

@@ -16,6 +16,7 @@ struct scx_ib_settings {
 	unsigned int dp_idle_max_us;
 	unsigned int health_poll_ms;
 	bool devx;	/* grant DevX user contexts */
+	bool dc;	/* offer DC (the dct cap) */
 };
 
 int scx_ib_init(const struct scx_ib_settings *s);

@@ -103,6 +103,13 @@ struct scx_qp {
 	struct scx_dbrec_page *dbrec;
 	/* A kernel consumer's QP: its rings, and who may post to them. */
 	struct scx_kqp *kqp;
+	/*
+	 * DC (IB_QPT_DRIVER, ib_dc.c): SCX_QPT_DCI or SCX_QPT_DCT (0: none);
+	 * a DCT's attributes, gathered until RTR makes it, and its number.
+	 */
+	u32 dc_type;
+	struct scx_dct_params *dct;
+	u32 dctn;
 	spinlock_t sq_lock;
 	spinlock_t rq_lock;
 	bool sig_all;
@@ -226,10 +233,17 @@ int scx_destroy_ah(struct ib_ah *ibah, u32 flags);
 int scx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 /* ib_qp.c */
+int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata, int type);
+int scx_check_qp_attr(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask);
 int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
 int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
 int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_qp_init_attr *init);
+/* ib_dc.c: DCIs and DCTs (IB_QPT_DRIVER) */
+int scx_create_dc_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata);
+int scx_destroy_dct(struct ib_qp *ibqp);
+int scx_modify_dct(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata);
+void scx_query_dct(struct ib_qp *ibqp, struct ib_qp_attr *attr);
 int scx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init, struct ib_udata *udata);
 int scx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int scx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,

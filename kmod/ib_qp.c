@@ -24,11 +24,12 @@
  * what the QPC's page_offset cannot say.
  */
 static int scx_uqp_check(const struct ib_qp_init_attr *init, const struct mlx5_ib_create_qp *ucmd,
-			 const struct scx_ib_device_attr *a)
+			 const struct scx_ib_device_attr *a, int type)
 {
 	const struct ib_qp_cap *cap = &init->cap;
+	u32 ok = SCX_QP_FLAGS_OK | (type == SCX_QPT_DCI ? MLX5_QP_FLAG_TYPE_DCI : 0);
 
-	if ((ucmd->flags & ~SCX_QP_FLAGS_OK) ||
+	if ((ucmd->flags & ~ok) || (type == SCX_QPT_DCI && ucmd->rq_wqe_count) ||
 	    ((ucmd->flags & MLX5_QP_FLAG_BFREG_INDEX) && (ucmd->flags & MLX5_QP_FLAG_UAR_PAGE_INDEX)))
 		return -EINVAL;
 	if (cap->max_send_wr > a->max_qp_wr || cap->max_recv_wr > a->max_qp_wr ||
@@ -68,8 +69,8 @@ static void scx_uqp_params(struct scx_qp_create_params *p, const struct ib_qp_in
 	p->block_mcast_loopback = !!(init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
 }
 
-/* A user QP: its buffer and doorbell record pinned, then CREATE_QP. */
-static int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata,
+/* A user QP (or DCI): its buffer and doorbell record pinned, then CREATE_QP. */
+int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_udata *udata,
 			  int type)
 {
 	struct scx_ucontext *uc = rdma_udata_to_drv_context(udata, struct scx_ucontext, ibuc);
@@ -93,7 +94,7 @@ static int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, stru
 	err = scx_verbs_query_device(to_drv(ibqp->device), &a);
 	if (err)
 		return err;
-	err = scx_uqp_check(init, &ucmd, &a);
+	err = scx_uqp_check(init, &ucmd, &a, type);
 	if (!err)
 		err = scx_uar_of_create(uc, ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX,
 					ucmd.flags & MLX5_QP_FLAG_BFREG_INDEX, ucmd.bfreg_index,
@@ -126,6 +127,7 @@ static int scx_create_uqp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, stru
 	init->cap.max_recv_wr = ucmd.rq_wqe_count;
 	init->cap.max_recv_sge = ucmd.rq_wqe_count ? (1U << ucmd.rq_wqe_shift) / 16 : 0;
 	qp->cap = init->cap;
+	qp->dc_type = type == SCX_QPT_DCI ? SCX_QPT_DCI : 0;
 	resp.bfreg_index = 0;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
@@ -160,6 +162,8 @@ int scx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init, struct ib_ud
 	case IB_QPT_UD:
 		type = SCX_QPT_UD;
 		break;
+	case IB_QPT_DRIVER:
+		return scx_create_dc_qp(ibqp, init, udata);
 	case IB_QPT_GSI:
 		/* The port's QP1 is the kernel's (ib_mad). */
 		if (udata)
@@ -185,6 +189,8 @@ int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	if (qp->kqp)
 		return scx_destroy_kqp(ibqp);
+	if (qp->dc_type == SCX_QPT_DCT)
+		return scx_destroy_dct(ibqp);
 	err = scx_verbs_destroy_qp(to_drv(ibqp->device), ibqp->qp_num);
 	if (err)
 		return err;
@@ -196,7 +202,7 @@ int scx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static int scx_check_qp_attr(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask)
+int scx_check_qp_attr(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask)
 {
 	struct scx_ib_device_attr a;
 	int err;
@@ -247,12 +253,15 @@ int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
+	if (qp->dc_type == SCX_QPT_DCT)
+		return scx_modify_dct(ibqp, attr, mask, udata);
 	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
 	mutex_lock(&qp->lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	if (qp->dc_type == SCX_QPT_DCI ? scx_verbs_dc_modify_ok(SCX_QPT_DCI, cur, new, mask) :
+	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -266,6 +275,8 @@ int scx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask, struct 
 	/* GSI: UD to the device, QP1 to the wire. */
 	m.type = ibqp->qp_type == IB_QPT_RC ? SCX_QPT_RC :
 		 ibqp->qp_type == IB_QPT_UC ? SCX_QPT_UC : SCX_QPT_UD;
+	if (qp->dc_type == SCX_QPT_DCI)
+		m.type = SCX_QPT_DCI;
 	m.cur_state = cur;
 	m.new_state = new;
 	m.mask = mask;
@@ -314,7 +325,10 @@ int scx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter)
 	int err = 0;
 
 	mutex_lock(&qp->lock);
-	if (qp->state == IB_QPS_RTS) {
+	if (qp->dc_type) {
+		/* A DC QP counts into its port's set (no DC column in mlx5's table). */
+		err = -EOPNOTSUPP;
+	} else if (qp->state == IB_QPS_RTS) {
 		m.type = ibqp->qp_type == IB_QPT_RC ? SCX_QPT_RC :
 			 ibqp->qp_type == IB_QPT_UC ? SCX_QPT_UC : SCX_QPT_UD;
 		m.cur_state = IB_QPS_RTS;
@@ -337,6 +351,10 @@ int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct scx_qp_attr q;
 	int err;
 
+	if (qp->dc_type == SCX_QPT_DCT) {
+		scx_query_dct(ibqp, attr);
+		goto init;
+	}
 	err = scx_verbs_query_qp(to_drv(ibqp->device), scx_qp_hwn(ibqp), &q);
 	if (err)
 		return err;
@@ -367,6 +385,7 @@ int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				q.tclass);
 		rdma_ah_set_dgid_raw(&attr->ah_attr, q.dgid);
 	}
+init:
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;

@@ -71,6 +71,10 @@ static bool devx;
 module_param(devx, bool, 0444);
 MODULE_PARM_DESC(devx, "grant DevX user contexts (default off: DEVX_OBJ and UMEM are not there yet)");
 
+static bool dc;
+module_param(dc, bool, 0444);
+MODULE_PARM_DESC(dc, "offer DC initiators and targets (default off until rdma-core's DC tests pass)");
+
 static LIST_HEAD(scx_devices);
 static DEFINE_MUTEX(scx_devices_lock);
 static struct dentry *scx_debugfs_dir;
@@ -151,6 +155,7 @@ static int __init softcx_init(void)
 		.dp_idle_max_us = dp_idle_max_us,
 		.health_poll_ms = health_poll_ms,
 		.devx = devx,
+		.dc = dc,
 	};
 	unsigned int i;
 	int err;

@@ -98,6 +98,7 @@ status query_ib_device(device &dev, scx_ib_device_attr *attr)
 	attr->gid_table_len = prm::get(g, gen::gid_table_size);
 	attr->num_comp_vectors = dev.num_comp_eqs();
 	attr->cqe_version = u8(prm::get(g, gen::cqe_version));
+	attr->dc = u8(prm::get(g, gen::dct));
 	if (prm::get(g, gen::atomic) && a) {
 		u32 ops = prm::get(a, prm::atomic_caps::atomic_operations);
 		u32 need = prm::atomic_ops::cmp_swap | prm::atomic_ops::fetch_add;

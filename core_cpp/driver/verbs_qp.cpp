@@ -348,6 +348,43 @@ int scx_verbs_create_dct(struct scx_drv *drv, const struct scx_dct_params *p, ui
 	return 0;
 }
 
+int scx_verbs_dc_modify_ok(uint32_t type, uint32_t cur, uint32_t next, uint32_t mask)
+{
+	// Exactly the required attributes, and optional ones at most.
+	auto exact = [&](u32 req, u32 opt) {
+		req |= SCX_QP_STATE;
+		return (mask & req) == req && !(mask & ~(req | opt)) ? 0 : -int(errc::inval);
+	};
+	if (!(mask & SCX_QP_STATE))
+		return -int(errc::inval);
+	if (type == SCX_QPT_DCT) {
+		if (cur == SCX_QPS_RESET && next == SCX_QPS_INIT)
+			return exact(SCX_QP_ACCESS_FLAGS | SCX_QP_PKEY_INDEX | SCX_QP_PORT, 0);
+		if (cur == SCX_QPS_INIT && next == SCX_QPS_RTR)
+			return exact(SCX_QP_MIN_RNR_TIMER | SCX_QP_AV | SCX_QP_PATH_MTU, 0);
+		return -int(errc::inval);
+	}
+	if (type != SCX_QPT_DCI)
+		return -int(errc::inval);
+	if (next == SCX_QPS_RESET)
+		return exact(0, 0);
+	if (cur == SCX_QPS_RESET && next == SCX_QPS_INIT)
+		return exact(SCX_QP_PKEY_INDEX | SCX_QP_PORT, 0);
+	if (cur == SCX_QPS_INIT && next == SCX_QPS_INIT)
+		return exact(0, SCX_QP_PKEY_INDEX | SCX_QP_PORT);
+	if (cur == SCX_QPS_INIT && next == SCX_QPS_RTR)
+		return exact(SCX_QP_PATH_MTU, SCX_QP_PKEY_INDEX | SCX_QP_AV);
+	if (cur == SCX_QPS_RTR && next == SCX_QPS_RTS)
+		return exact(SCX_QP_TIMEOUT | SCX_QP_RETRY_CNT | SCX_QP_RNR_RETRY | SCX_QP_MAX_QP_RD_ATOMIC |
+				     SCX_QP_SQ_PSN,
+			     SCX_QP_MIN_RNR_TIMER);
+	if (cur == SCX_QPS_RTS && next == SCX_QPS_RTS)
+		return exact(0, SCX_QP_MIN_RNR_TIMER);
+	if (cur != SCX_QPS_RESET && next == SCX_QPS_ERR)
+		return exact(0, 0);
+	return -int(errc::inval);
+}
+
 int scx_verbs_destroy_dct(struct scx_drv *drv, uint32_t dctn, uint16_t uid)
 {
 	return driver::end_dct(drv->dev, dctn, uid).to_errno();

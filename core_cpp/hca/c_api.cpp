@@ -49,6 +49,7 @@ hca::device_config config_from(const scx_hca_params &p)
 		cfg.mtu = p.mtu;
 	cfg.link_up = !p.link_down;
 	cfg.general_objects = p.devx_objects;
+	cfg.dc = p.dc;
 	return cfg;
 }
 

@@ -69,6 +69,10 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::native_port_num, 1);
 	prm::set(g, gen::num_vhca_ports, 1);
 	prm::set(g, gen::hca_cap_2, 1);
+	if (cfg.dc) {
+		prm::set(g, gen::dct, 1);
+		prm::set(max_[1], prm::atomic_caps::atomic_size_dc, 8);
+	}
 	if (cfg.general_objects) {
 		prm::set(g, gen::general_obj_types, u64(1) << prm::obj_type::reserved_qpn);
 		prm::set(max_[3], prm::cmd_hca_cap_2::log_reserved_qpn_granularity, L::log_reserved_qpn_granularity);

@@ -29,6 +29,9 @@ struct device_config {
 	// contexts can make them, so a device whose driver grants none shows
 	// none (a ConnectX without DevX would not list them either).
 	bool general_objects = true;
+	// DC (the dct cap): the commands work either way; the cap tells the
+	// driver (and mlx5_ib would refuse DC QPs without it).
+	bool dc = true;
 };
 
 } // namespace scx::hca

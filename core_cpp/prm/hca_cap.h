@@ -43,6 +43,7 @@ constexpr field<0x1c3, 5> log_max_msg{};
 constexpr field<0x1e0, 16> stat_rate_support{};
 constexpr field<0x1fc, 4> cqe_version{};
 constexpr field<0x210, 2> cmdif_checksum{};
+constexpr field<0x21a, 1> dct{};
 constexpr field<0x21d, 1> roce{};
 constexpr field<0x21e, 1> atomic{};
 constexpr field<0x220, 1> cq_oi{};

@@ -297,3 +297,41 @@ TEST_F(Dc, ADestroyedTargetIsDrainedFirstAndAnswersNoMore)
 	EXPECT_EQ(e.opcode(), cqe_op::req_err);
 	EXPECT_EQ(e.syndrome(), 0x15);
 }
+
+// mlx5_ib's rules for moving DC QPs, as the kmod applies them.
+TEST(DcModifyRules, DciAndDctTransitionsTakeWhatMlx5IbTakes)
+{
+	const u32 S = SCX_QP_STATE;
+	struct rule {
+		u32 type, cur, next, mask;
+		bool ok;
+	};
+	const rule rules[] = {
+		{SCX_QPT_DCI, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_PKEY_INDEX | SCX_QP_PORT, true},
+		{SCX_QPT_DCI, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_PKEY_INDEX, false},
+		{SCX_QPT_DCI, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_PKEY_INDEX | SCX_QP_PORT | SCX_QP_ACCESS_FLAGS, false},
+		{SCX_QPT_DCI, SCX_QPS_INIT, SCX_QPS_INIT, S | SCX_QP_PORT, true},
+		{SCX_QPT_DCI, SCX_QPS_INIT, SCX_QPS_RTR, S | SCX_QP_PATH_MTU, true},
+		{SCX_QPT_DCI, SCX_QPS_INIT, SCX_QPS_RTR, S | SCX_QP_PATH_MTU | SCX_QP_AV, true},
+		{SCX_QPT_DCI, SCX_QPS_INIT, SCX_QPS_RTR, S | SCX_QP_PATH_MTU | SCX_QP_DEST_QPN, false},
+		{SCX_QPT_DCI, SCX_QPS_RTR, SCX_QPS_RTS,
+		 S | SCX_QP_TIMEOUT | SCX_QP_RETRY_CNT | SCX_QP_RNR_RETRY | SCX_QP_MAX_QP_RD_ATOMIC | SCX_QP_SQ_PSN, true},
+		{SCX_QPT_DCI, SCX_QPS_RTR, SCX_QPS_RTS, S | SCX_QP_SQ_PSN, false},
+		{SCX_QPT_DCI, SCX_QPS_RTS, SCX_QPS_RTS, S | SCX_QP_MIN_RNR_TIMER, true},
+		{SCX_QPT_DCI, SCX_QPS_RTS, SCX_QPS_ERR, S, true},
+		{SCX_QPT_DCI, SCX_QPS_RESET, SCX_QPS_ERR, S, false},
+		{SCX_QPT_DCI, SCX_QPS_ERR, SCX_QPS_RESET, S, true},
+		{SCX_QPT_DCI, SCX_QPS_INIT, SCX_QPS_RTS, S, false},
+		{SCX_QPT_DCT, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_ACCESS_FLAGS | SCX_QP_PKEY_INDEX | SCX_QP_PORT, true},
+		{SCX_QPT_DCT, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_PKEY_INDEX | SCX_QP_PORT, false},
+		{SCX_QPT_DCT, SCX_QPS_INIT, SCX_QPS_RTR, S | SCX_QP_MIN_RNR_TIMER | SCX_QP_AV | SCX_QP_PATH_MTU, true},
+		{SCX_QPT_DCT, SCX_QPS_INIT, SCX_QPS_RTR, S | SCX_QP_AV | SCX_QP_PATH_MTU, false},
+		{SCX_QPT_DCT, SCX_QPS_RTR, SCX_QPS_RTS, S, false},
+		{SCX_QPT_DCT, SCX_QPS_RTR, SCX_QPS_ERR, S, false},
+		{SCX_QPT_DCT, SCX_QPS_RESET, SCX_QPS_INIT, SCX_QP_ACCESS_FLAGS | SCX_QP_PKEY_INDEX | SCX_QP_PORT, false},
+		{SCX_QPT_RC, SCX_QPS_RESET, SCX_QPS_INIT, S | SCX_QP_PKEY_INDEX | SCX_QP_PORT, false},
+	};
+	for (const rule &r : rules)
+		EXPECT_EQ(scx_verbs_dc_modify_ok(r.type, r.cur, r.next, r.mask), r.ok ? 0 : -EINVAL)
+			<< std::hex << r.type << " " << r.cur << "->" << r.next << " mask " << r.mask;
+}

@@ -24,6 +24,7 @@ struct scx_hca_params {
 	uint16_t mtu;             /* port MTU; 0: default */
 	bool link_down;           /* the port starts down */
 	bool devx_objects;        /* offer general objects (DevX contexts reach them) */
+	bool dc;                  /* offer DC (the dct cap) */
 	struct scx_dma_domain *dma_domain; /* what the device may reach */
 	void *ctx;
 	/* Raise MSI-X `vector`; called from any context, must not sleep. */

@@ -42,6 +42,7 @@ struct scx_ib_device_attr {
 	uint32_t num_comp_vectors;
 	uint8_t atomic; /* 8-byte CAS and fetch-add, host endianness */
 	uint8_t cqe_version;
+	uint8_t dc;     /* DC initiators and targets (the dct cap) */
 };
 
 /* 0 or a negative errno (a failed query command). Process context. */
@@ -141,6 +142,8 @@ enum scx_qp_type {
 	 * attribute (mlx5_ib drops them).
 	 */
 	SCX_QPT_DCI = 0x100,
+	/* A DC target: not made by scx_verbs_create_qp (scx_verbs_create_dct). */
+	SCX_QPT_DCT = 0x101,
 };
 enum scx_qp_state {
 	SCX_QPS_RESET, SCX_QPS_INIT, SCX_QPS_RTR, SCX_QPS_RTS, SCX_QPS_SQD, SCX_QPS_SQE, SCX_QPS_ERR,
@@ -238,6 +241,12 @@ struct scx_dct_params {
 	uint16_t uid;           /* DevX user context (0: the kernel's) */
 };
 int scx_verbs_create_dct(struct scx_drv *drv, const struct scx_dct_params *p, uint32_t *dctn);
+/*
+ * Whether a verbs modify of a DC QP (type SCX_QPT_DCI or SCX_QPT_DCT) from
+ * cur to next with the SCX_QP_* attributes in mask is one mlx5_ib takes
+ * (its DCI and DCT rules): 0 or -EINVAL.
+ */
+int scx_verbs_dc_modify_ok(uint32_t type, uint32_t cur, uint32_t next, uint32_t mask);
 /*
  * DRAIN_DCT, the wait for its DCT_DRAINED event (ended early by a failed
  * device, and bounded), then DESTROY_DCT.
