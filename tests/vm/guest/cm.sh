@@ -124,17 +124,23 @@ cm_test send_lat_R ib_send_lat -d @DEV@ -R -n 200 -s 64 -- ib_send_lat -d @DEV@ 
 # qperf -cm1: its server (run for the one client, then stopped) is a
 # forked child per test that segfaults in libibverbs when it ends, on rxe0
 # as on softcx (Debian's qperf 0.4.11 with rdma-core 44): the client's
-# exit status and its three figures are what is judged.
+# exit status and its three figures are what is judged. One test per
+# client run, each once the server's child for the last one is gone: a
+# test started while that child was still ending was rejected.
 qperf_once() {
-	local ip=$1 spid rc=0
+	local ip=$1 spid rc=0 t out=
 	qperf >/tmp/qperf-srv.log 2>&1 &
 	spid=$!
 	sleep 1
-	run_t 120 qperf -cm1 "$ip" -t 2 -m 4096 rc_bw rc_lat rc_rdma_read_bw || rc=$?
+	for t in rc_bw rc_lat rc_rdma_read_bw; do
+		wait_children "$spid" 20 || echo "+ qperf's server still has a child" >&2
+		run_t 120 qperf -cm1 "$ip" -t 2 -m 4096 "$t" || rc=$?
+		out+=$RUN_OUT$'\n'
+	done
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
-	QPERF_FIGS=$(grep -E '^ *(bw|latency) *=' <<<"$RUN_OUT" | tr -s ' ' | tr '\n' ';')
-	[ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$RUN_OUT")" = 3 ]
+	QPERF_FIGS=$(grep -E '^ *(bw|latency) *=' <<<"$out" | tr -s ' ' | tr '\n' ';')
+	[ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$out")" = 3 ]
 }
 cm_qperf() {
 	local ok=FAIL rxe=absent r0 r1 figs

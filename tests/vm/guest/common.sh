@@ -29,6 +29,26 @@ result() {
 	if [ "$2" = PASS ]; then _passed=$((_passed + 1)); else _failed=$((_failed + 1)); fi
 }
 
+# wait_children PID SECS: until process PID has no child left (or SECS
+# passed); false if one is left. qperf's server forks a child per test,
+# which ends (crashing in libibverbs, Debian's qperf 0.4.11) only after the
+# client has its figures: the next test waits for it.
+wait_children() {
+	local pid=$1 i p st found
+	for ((i = 0; i < $2 * 10; i++)); do
+		found=
+		for p in /proc/[0-9]*/stat; do
+			st=$(<"$p") 2>/dev/null || continue
+			# After "pid (comm) ": state, then the parent's pid.
+			st=${st##*) }
+			[ "$(cut -d' ' -f2 <<<"$st")" = "$pid" ] && { found=1; break; }
+		done
+		[ -z "$found" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # run_t SECS cmd...: run with a timeout; logs the command and its output,
 # leaves the output in $RUN_OUT and returns the command's status (124: timeout).
 run_t() {

@@ -68,6 +68,7 @@ one_cms wire_cm_fi_pingpong b "$fi" "$fi 10.9.0.$peer"
 # carried the exchange. -nr 16: qperf asks for its device's maximum of
 # outstanding READs (rxe: 128) on both sides, which a ConnectX, as
 # softcx, refuses (see perftest -R READ above).
+qperf_tests=(rc_bw rc_lat rc_rdma_read_bw)
 if [ "$role" = a ]; then
 	r0=$(dev_rx_pkts "$dev")
 	qperf >/tmp/qperf-srv.log 2>&1 &
@@ -75,7 +76,13 @@ if [ "$role" = a ]; then
 	down=0
 	listening $qpid qperf || down=1
 	agree $down || : # serving
-	agree 0 || : # the client is done
+	# One test per client run, the next once this test's child is gone
+	# (see cm.sh: a test started while it was ending was rejected).
+	for _ in "${qperf_tests[@]}"; do
+		agree 0 || : # the client ran the test
+		wait_children $qpid 20 || echo "+ qperf's server still has a child" >&2
+		agree 0 || : # ready for the next
+	done
 	kill $qpid 2>/dev/null
 	wait $qpid 2>/dev/null
 	r1=$(dev_rx_pkts "$dev")
@@ -85,15 +92,20 @@ if [ "$role" = a ]; then
 		result wire_cm_qperf FAIL "a: $dev took $((r1 - r0)) packets"
 	fi
 else
-	rc=0
-	if await_server; then
-		run_t 120 qperf -cm1 10.9.0.1 -t 2 -m 4096 -nr 16 rc_bw rc_lat rc_rdma_read_bw || rc=$?
-	else
-		rc=1
-	fi
-	agree 0 || : # done
-	figs=$(grep -E '^ *(bw|latency) *=' <<<"$RUN_OUT" | tr -s ' ' | tr '\n' ';')
-	if [ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$RUN_OUT")" = 3 ]; then
+	rc=0 out=
+	await_server || rc=1
+	for t in "${qperf_tests[@]}"; do
+		if [ $rc = 0 ]; then
+			opt=()
+			[ "$t" = rc_rdma_read_bw ] && opt=(-nr 16)
+			run_t 120 qperf -cm1 10.9.0.1 -t 2 -m 4096 "${opt[@]}" "$t" || rc=$?
+			out+=$RUN_OUT$'\n'
+		fi
+		agree 0 || : # ran it
+		agree 0 || : # the server is ready for the next
+	done
+	figs=$(grep -E '^ *(bw|latency) *=' <<<"$out" | tr -s ' ' | tr '\n' ';')
+	if [ $rc = 0 ] && [ "$(grep -cE '^ *(bw|latency) *=' <<<"$out")" = 3 ]; then
 		result wire_cm_qperf PASS "b: $figs"
 	else
 		result wire_cm_qperf FAIL "b: exit $rc: $figs"
