@@ -71,9 +71,9 @@ static bool devx;
 module_param(devx, bool, 0444);
 MODULE_PARM_DESC(devx, "grant DevX user contexts (default off: DEVX_OBJ and UMEM are not there yet)");
 
-static bool dc;
+static bool dc = true;
 module_param(dc, bool, 0444);
-MODULE_PARM_DESC(dc, "offer DC initiators and targets (default off until rdma-core's DC tests pass)");
+MODULE_PARM_DESC(dc, "offer DC initiators and targets (default on)");
 
 static LIST_HEAD(scx_devices);
 static DEFINE_MUTEX(scx_devices_lock);

@@ -20,14 +20,18 @@ constexpr u32 init2rtr_rc = opt::rre | opt::rae | opt::rwe | opt::pkey_index | o
 constexpr u32 rtr2rts_rc = opt::rre | opt::rae | opt::rwe | opt::pm_state | opt::rnr_timeout;
 constexpr u32 to_rts_rc = opt::rnr_timeout | opt::rwe | opt::rae | opt::rre;
 
-// A DCI takes no optional parameter (mlx5_ib's table has no DCI column).
+// A DCI: mlx5_ib's table has no DCI column (it sends none), but UCX's
+// DevX path moves its DCIs to RTR with RAE set, its requester's atomic
+// mode, and firmware takes that (and the access bits beside it).
+constexpr u32 init2rtr_dci = opt::rre | opt::rae | opt::rwe | opt::lag_tx_aff;
+
 constexpr transition transitions[] = {
 	{prm::op::rst2init_qp, qs::rst, qs::init, true, {0, 0, 0, 0}},
 	{prm::op::init2init_qp, qs::init, qs::init, true,
 	 {init2init_rc, opt::rwe | opt::pkey_index | opt::pri_port | opt::lag_tx_aff,
 	  opt::pkey_index | opt::q_key | opt::pri_port, 0}},
 	{prm::op::init2rtr_qp, qs::init, qs::rtr, true,
-	 {init2rtr_rc, opt::rwe | opt::pkey_index | opt::lag_tx_aff, opt::pkey_index | opt::q_key, 0}},
+	 {init2rtr_rc, opt::rwe | opt::pkey_index | opt::lag_tx_aff, opt::pkey_index | opt::q_key, init2rtr_dci}},
 	// A QP moves to another counter set on its way to RTS or in it (as
 	// mlx5_ib binds a QP to a counter).
 	{prm::op::rtr2rts_qp, qs::rtr, qs::rts, true,

@@ -647,7 +647,8 @@ TEST(HcaQp, EveryLegalTransitionForRcUcUd)
 // A DC initiator: created with no RQ of its own (or naming an SRQ, as
 // mlx5_ib does), walked to RTS with the attributes mlx5_ib gives it. It
 // has no path (each WQE names its target), grants nothing remote, takes
-// no optional parameter, and its rd_atomic limit is the DC one.
+// no optional parameter but the access bits at RTR (UCX's DevX path sets
+// RAE), and its rd_atomic limit is the DC one.
 TEST(HcaQp, DcInitiatorTransitions)
 {
 	qp_rig rig;
@@ -677,13 +678,14 @@ TEST(HcaQp, DcInitiatorTransitions)
 		c = blank();
 		prm::set(c.data(), q::mtu, prm::qpc_mtu::bytes_1k);
 		prm::set(c.data(), q::log_msg_max, 30);
-		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, optp::rwe, &sy), st::bad_param_err);
+		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, optp::q_key, &sy), st::bad_param_err);
 		EXPECT_EQ(sy, synd::qp_bad_opt_param);
 		prm::set(c.data(), q::mtu, 0);
 		EXPECT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, 0, &sy), st::bad_param_err);
 		EXPECT_EQ(sy, synd::qp_bad_mtu);
 		prm::set(c.data(), q::mtu, prm::qpc_mtu::bytes_1k);
-		ASSERT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c), 0);
+		prm::set(c.data(), q::rae, 1);
+		ASSERT_EQ(modify(rig, prm::op::init2rtr_qp, qp->qpn, c, optp::rae), 0);
 		// RTS: the requester's attributes, bounded by the DC limits.
 		c = ctx_rts(prm::qpc_st::rc);
 		prm::set(c.data(), q::st, dci);

@@ -3,7 +3,7 @@
 # mlx5-specific software tries it: softcx_0's parent shows a ConnectX
 # identity in sysfs (vendor 0x15b3, device = vendor_part_id), so UCX
 # offers its mlx5 transports for the device with no configuration;
-# ucx_info -d must list rc_mlx5 and ud_mlx5 on softcx_0:1, and
+# ucx_info -d must list rc_mlx5, ud_mlx5 and dc_mlx5 on softcx_0:1, and
 # ucx_perftest runs over each of them, server and client in this guest
 # on softcx_0's address: UCT's am_bw (and put_bw where the transport has
 # RDMA), UCP's tag_lat and tag_bw with UCX_TLS naming the transport.
@@ -38,7 +38,7 @@ run_t 60 ucx_info -d
 tls=$(awk '/Transport:/ { tl = $NF } /Device:/ && $NF == "softcx_0:1" { print tl }' <<<"$RUN_OUT" | sort -u | tr '\n' ' ')
 echo "ucx_info -d: softcx_0:1 carries: $tls" >&2
 missing=
-for tl in rc_mlx5 ud_mlx5 rc_verbs ud_verbs; do
+for tl in rc_mlx5 ud_mlx5 dc_mlx5 rc_verbs ud_verbs; do
 	[[ " $tls " == *" $tl "* ]] || missing="$missing $tl"
 done
 if [ -z "$missing" ]; then
@@ -87,12 +87,12 @@ ucx_pair() {
 
 ucx_round() {
 	local sfx=$1 tl tests sz tp t ucx_tls
-	for tl in rc_mlx5 ud_mlx5; do
+	for tl in rc_mlx5 ud_mlx5 dc_mlx5; do
 		# Messages copied into the send queue (bcopy) for active messages,
 		# RDMA WRITEs from registered memory (zcopy) for puts.
 		# UD's messages are one datagram each, within the path MTU (1024).
 		tests="am_bw:bcopy" sz=512
-		[ $tl = rc_mlx5 ] && tests="am_bw:bcopy put_bw:zcopy" sz=4096
+		[ $tl != ud_mlx5 ] && tests="am_bw:bcopy put_bw:zcopy" sz=4096
 		for tp in $tests; do
 			t=${tp%:*}
 			if ucx_pair "uct_${t}_$tl" -- -t "$t" -D "${tp#*:}" -x "$tl" -d softcx_0:1 -s "$sz" -n "$ITERS"; then
