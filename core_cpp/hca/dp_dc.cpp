@@ -23,8 +23,6 @@ namespace scx::hca {
 
 namespace {
 
-constexpr u32 grh_bytes = 40;
-
 // The sender's GID from the 40 bytes a receive starts with: an IPv6
 // header, or an IPv4 header in the last 20 (as an IPv4-mapped GID).
 void source_gid(const u8 *grh, u8 l3, u8 *gid)
