@@ -156,9 +156,7 @@ void scx_query_dct(struct ib_qp *ibqp, struct ib_qp_attr *attr)
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	attr->qp_access_flags = (d->access & SCX_ACCESS_REMOTE_READ ? IB_ACCESS_REMOTE_READ : 0) |
-				(d->access & SCX_ACCESS_REMOTE_WRITE ? IB_ACCESS_REMOTE_WRITE : 0) |
-				(d->access & SCX_ACCESS_REMOTE_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
+	attr->qp_access_flags = scx_ib_access(d->access);
 	attr->pkey_index = d->pkey_index;
 	attr->port_num = 1;
 	attr->path_mtu = d->path_mtu ? d->path_mtu : IB_MTU_256;

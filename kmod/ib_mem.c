@@ -163,6 +163,14 @@ u32 scx_access(int acc)
 	       (acc & IB_ACCESS_REMOTE_ATOMIC ? SCX_ACCESS_REMOTE_ATOMIC : 0);
 }
 
+/* The remote access bits back in verbs terms (queries). */
+int scx_ib_access(u32 acc)
+{
+	return (acc & SCX_ACCESS_REMOTE_READ ? IB_ACCESS_REMOTE_READ : 0) |
+	       (acc & SCX_ACCESS_REMOTE_WRITE ? IB_ACCESS_REMOTE_WRITE : 0) |
+	       (acc & SCX_ACCESS_REMOTE_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
+}
+
 /* MW_BIND is accepted and not enforced: mlx5's mkey context cannot say it. */
 #define SCX_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_MW_BIND)

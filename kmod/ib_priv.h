@@ -213,6 +213,7 @@ u64 *scx_umem_pages(struct ib_umem *umem, unsigned int shift, u32 *n);
 int scx_pin_dbrec(struct ib_udata *udata, u64 uaddr, struct scx_dbrec_page **pg, u64 *bus);
 void scx_unpin_dbrec(struct scx_dbrec_page *pg);
 u32 scx_access(int acc);
+int scx_ib_access(u32 acc);
 
 /* ib_mem.c */
 int scx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

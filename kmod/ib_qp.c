@@ -366,9 +366,7 @@ int scx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rq_psn = q.rq_psn;
 	attr->sq_psn = q.sq_psn;
 	attr->dest_qp_num = q.dest_qpn;
-	attr->qp_access_flags = (q.access & SCX_ACCESS_REMOTE_READ ? IB_ACCESS_REMOTE_READ : 0) |
-				(q.access & SCX_ACCESS_REMOTE_WRITE ? IB_ACCESS_REMOTE_WRITE : 0) |
-				(q.access & SCX_ACCESS_REMOTE_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0);
+	attr->qp_access_flags = scx_ib_access(q.access);
 	attr->pkey_index = q.pkey_index;
 	attr->port_num = 1;
 	attr->timeout = q.timeout;

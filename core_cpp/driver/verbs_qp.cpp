@@ -46,6 +46,10 @@ u32 access_optpar(u32 mask)
 	return mask & SCX_QP_ACCESS_FLAGS ? prm::qp_optpar::rre | prm::qp_optpar::rwe | prm::qp_optpar::rae : 0;
 }
 
+// The optional parameters a transition sends: mlx5_ib's table has no DCI
+// column, so a DCI's transitions carry none.
+u32 optpar_for(u32 type, u32 opt) { return type == SCX_QPT_DCI ? 0 : opt; }
+
 status to_init(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 {
 	qc::qp_init_attr ia;
@@ -76,9 +80,7 @@ status to_rtr(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 	r.path.port = a.port ? a.port : 1;
 	r.opt_param_mask = access_optpar(a.mask);
 	r.access = access_bits(a.access);
-	if (a.type == SCX_QPT_DCI) // mlx5_ib's table has no DCI column
-		r.opt_param_mask = 0;
-	else if (a.mask & SCX_QP_PKEY_INDEX) {
+	if (a.mask & SCX_QP_PKEY_INDEX) {
 		r.opt_param_mask |= prm::qp_optpar::pkey_index;
 		r.pkey_index = a.pkey_index;
 	}
@@ -86,6 +88,7 @@ status to_rtr(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 		r.opt_param_mask |= prm::qp_optpar::q_key;
 		r.q_key = a.qkey;
 	}
+	r.opt_param_mask = optpar_for(a.type, r.opt_param_mask);
 	return qc::init2rtr_qp(dev.cmd(), qpn, qpc_st(a.type), r);
 }
 
@@ -111,8 +114,7 @@ status to_rts(driver::device &dev, u32 qpn, const scx_qp_attr &a)
 		r.opt_param_mask |= prm::qp_optpar::counter_set_id;
 		r.counter_set_id = a.counter_set_id;
 	}
-	if (a.type == SCX_QPT_DCI)
-		r.opt_param_mask = 0;
+	r.opt_param_mask = optpar_for(a.type, r.opt_param_mask);
 	return qc::rtr2rts_qp(dev.cmd(), qpn, qpc_st(a.type), r);
 }
 
@@ -144,9 +146,7 @@ status modify_in_place(driver::device &dev, u16 opcode, u32 qpn, const scx_qp_at
 		prm::set(qpc, q::counter_set_id, a.counter_set_id);
 		opt |= prm::qp_optpar::counter_set_id;
 	}
-	if (a.type == SCX_QPT_DCI)
-		opt = 0;
-	return qc::modify_qp(dev.cmd(), opcode, qpn, opt, qpc);
+	return qc::modify_qp(dev.cmd(), opcode, qpn, optpar_for(a.type, opt), qpc);
 }
 
 // A buffer's start within its first page, in the 64ths of a page the QPC

@@ -17,6 +17,8 @@
 #include "prm/dct.h"
 #include "prm/eq.h"
 #include "prm/qp.h"
+#include "lib/endian.h"
+#include "wire/net.h"
 #include "wire/roce.h"
 
 namespace scx::hca {
@@ -28,11 +30,12 @@ namespace {
 void source_gid(const u8 *grh, u8 l3, u8 *gid)
 {
 	if (l3 == 4) {
+		const u8 *ip = grh + wire::ipv6::size_bytes - wire::ipv4::size_bytes;
 		zero_bytes(gid, 10);
 		gid[10] = gid[11] = 0xff;
-		copy_bytes(gid + 12, grh + 20 + 12, 4);
+		store_be<u32>(gid + 12, prm::get(ip, wire::ipv4::saddr));
 	} else {
-		copy_bytes(gid, grh + 8, 16);
+		copy_bytes(gid, prm::at(grh, wire::ipv6::saddr), wire::ipv6::saddr.size);
 	}
 }
 
