@@ -55,7 +55,7 @@ namespace cmd {
 
 namespace {
 
-status run_dctn(cmd_if &c, u16 opcode, u32 dctn, u16 uid)
+status run_dctn(cmd_if &c, u16 opcode, u32 dctn, u16 uid, u32 flags = 0)
 {
 	static_assert(prm::drain_dct_in::dctn.bit_off == prm::destroy_dct_in::dctn.bit_off);
 	u8 in[prm::destroy_dct_in::size_bytes] = {};
@@ -63,7 +63,7 @@ status run_dctn(cmd_if &c, u16 opcode, u32 dctn, u16 uid)
 	prm::set(in, prm::destroy_dct_in::opcode, opcode);
 	prm::set(in, prm::destroy_dct_in::uid, uid);
 	prm::set(in, prm::destroy_dct_in::dctn, dctn);
-	return c.exec(in, sizeof(in), out, sizeof(out));
+	return c.exec(in, sizeof(in), out, sizeof(out), flags);
 }
 
 } // namespace
@@ -101,7 +101,10 @@ result<u32> create_dct(cmd_if &c, const dct_params &p, u16 uid)
 	return u32(prm::get(out, prm::create_dct_out::dctn));
 }
 
-status drain_dct(cmd_if &c, u32 dctn, u16 uid) { return run_dctn(c, prm::op::drain_dct, dctn, uid); }
+status drain_dct(cmd_if &c, u32 dctn, u16 uid, bool quiet)
+{
+	return run_dctn(c, prm::op::drain_dct, dctn, uid, quiet ? cmd_if::f_quiet : 0);
+}
 
 status destroy_dct(cmd_if &c, u32 dctn, u16 uid) { return run_dctn(c, prm::op::destroy_dct, dctn, uid); }
 
@@ -137,8 +140,9 @@ status end_dct(device &dev, u32 dctn, u16 uid)
 			return errc::busy;
 		scx_env_sleep_us(drain_poll_ms * 1000);
 	}
-	status s = cmd::drain_dct(dev.cmd(), dctn, uid);
-	// Drained already (a DRAIN_DCT before this one): nothing to wait for.
+	// Drained already (a DRAIN_DCT before this one, a DevX user's): no
+	// event to wait for, and nothing worth a line in the log.
+	status s = cmd::drain_dct(dev.cmd(), dctn, uid, true);
 	bool wait = bool(s);
 	for (u32 waited = 0; wait && waited < drain_wait_ms; waited += drain_poll_ms) {
 		if (done.wait(drain_poll_ms) || dev.health().dead())

@@ -53,7 +53,7 @@ struct dct_params {
 	u8 eth_prio = 0;
 };
 result<u32> create_dct(cmd_if &c, const dct_params &p, u16 uid = 0);
-status drain_dct(cmd_if &c, u32 dctn, u16 uid = 0);
+status drain_dct(cmd_if &c, u32 dctn, u16 uid = 0, bool quiet = false);
 status destroy_dct(cmd_if &c, u32 dctn, u16 uid = 0);
 // QUERY_DCT: the dctc (prm::dctc::size_bytes) as the device keeps it.
 status query_dct(cmd_if &c, u32 dctn, u8 *dctc);

@@ -3,6 +3,7 @@
 
 #include "driver/devx_obj.h"
 #include "prm/cmd.h"
+#include "prm/dct.h"
 #include "prm/eq.h"
 
 namespace scx::driver::devx {
@@ -41,6 +42,8 @@ bool event_valid(u64 name, u16 type)
 		return type == et::comp || type == et::cq_error;
 	case prm::op::create_qp:
 		return qp_event(type);
+	case prm::op::create_dct:
+		return type == et::dct_drained || type == et::dct_key_violation;
 	default:
 		return false;
 	}
@@ -57,6 +60,9 @@ u64 eqe_event_key(const u8 *eqe)
 		return event_key(type, obj_name(prm::op::create_cq, u32(prm::get(d, prm::cq_error::cqn))));
 	case et::port_change:
 		return event_key(type, 0);
+	case et::dct_drained:
+	case et::dct_key_violation:
+		return event_key(type, obj_name(prm::op::create_dct, u32(prm::get(d, prm::eqe_dct::dctn)) & 0xffffff));
 	default:
 		if (!qp_event(type) || prm::get(d, prm::eqe_qp_srq::type) != prm::event_queue_type::qp)
 			return 0;

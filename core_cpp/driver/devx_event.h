@@ -16,7 +16,8 @@ constexpr u64 event_key(u8 type, u64 name) { return u64(type) << 48 | name; }
 
 // Whether `type` may be subscribed on the object called `name` (0: none,
 // an unaffiliated event): a CQ's completion and CQ error; a QP's
-// affiliated events; unaffiliated, the port's state changes.
+// affiliated events; a DCT's DCT_DRAINED and key violation; unaffiliated,
+// the port's state changes.
 bool event_valid(u64 name, u16 type);
 
 // The key a subscriber of this EQE (64 bytes) has; 0 if none may have one.

@@ -2,7 +2,9 @@
 #include "driver/devx_obj.h"
 
 #include "prm/cmd.h"
+#include "driver/dct.h"
 #include "prm/cq.h"
+#include "prm/dct.h"
 #include "prm/gen_obj.h"
 #include "prm/pd.h"
 #include "prm/q_counter.h"
@@ -39,7 +41,8 @@ void write_loc(u8 *p, loc l, u32 v)
 
 // What DEVX_OBJ_CREATE may make, and how each is destroyed. Others of
 // mlx5_ib's list either carry memory that cannot be put in a umem here
-// (SRQ, mkey) or are objects softcx does not have. A general object is
+// (SRQ, mkey) or are objects softcx does not have. A DCT is ended as
+// mlx5_core ends one, drained first (obj_destroy). A general object is
 // told apart by its obj_type (0 for the others).
 struct kind {
 	u16 create, destroy;
@@ -51,6 +54,7 @@ constexpr kind kinds[] = {
 	 at(prm::general_obj_in_cmd_hdr::obj_id), prm::obj_type::reserved_qpn},
 	{op::create_cq, op::destroy_cq, at(prm::create_cq_out::cqn), at(prm::destroy_cq_in::cqn)},
 	{op::create_qp, op::destroy_qp, at(prm::create_qp_out::qpn), at(prm::destroy_qp_in::qpn)},
+	{op::create_dct, op::destroy_dct, at(prm::create_dct_out::dctn), at(prm::destroy_dct_in::dctn)},
 	{op::alloc_pd, op::dealloc_pd, at(prm::alloc_pd_out::pd), at(prm::dealloc_pd_in::pd)},
 	{op::alloc_transport_domain, op::dealloc_transport_domain,
 	 at(prm::alloc_transport_domain_out::transport_domain),
@@ -79,7 +83,10 @@ constexpr use uses[] = {
 	{op::sqerr2rts_qp, obj_method::modify, op::create_qp, qpn_at},
 	{op::qp_2err, obj_method::modify, op::create_qp, qpn_at},
 	{op::qp_2rst, obj_method::modify, op::create_qp, qpn_at},
+	{op::drain_dct, obj_method::modify, op::create_dct, at(prm::drain_dct_in::dctn)},
+	{op::arm_dct_for_key_violation, obj_method::modify, op::create_dct, at(prm::arm_dct_in::dct_number)},
 	{op::query_cq, obj_method::query, op::create_cq, at(prm::query_cq_in::cqn)},
+	{op::query_dct, obj_method::query, op::create_dct, at(prm::query_dct_in::dctn)},
 	{op::query_qp, obj_method::query, op::create_qp, qpn_at},
 	{op::query_q_counter, obj_method::query, op::alloc_q_counter, at(prm::query_q_counter_in::counter_set_id)},
 	{op::query_general_object, obj_method::query, op::create_general_object,
@@ -158,7 +165,6 @@ bool lacked_create(u16 opcode)
 	case op::create_psv:
 	case op::create_srq:
 	case op::create_xrc_srq:
-	case op::create_dct:
 	case op::create_xrq:
 	case op::create_scheduling_element:
 	case op::alloc_xrcd:
@@ -227,6 +233,11 @@ status obj_use(device &dev, u16 uid, obj_method m, u64 name, u8 *in, u32 inlen, 
 
 status obj_destroy(device &dev, const obj_destroy_cmd &d)
 {
+	// A DCT may still have requests in flight: DRAIN_DCT and its event
+	// first, bounded (dct.h).
+	if (opcode_of(d.in) == op::destroy_dct)
+		return end_dct(dev, read_loc(d.in, at(prm::destroy_dct_in::dctn)),
+			       u16(prm::get(d.in, prm::mbox_in::uid)));
 	u8 out[prm::mbox_out::size_bytes] = {};
 	return dev.cmd().exec(d.in, sizeof(d.in), out, sizeof(out), cmd_if::f_quiet);
 }

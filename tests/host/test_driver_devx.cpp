@@ -5,15 +5,20 @@
 // is created with.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <vector>
 
 #include "driver/commands.h"
+#include "driver/qp_cmds.h"
 #include "driver/devx.h"
 #include "driver/devx_obj.h"
 #include "driver_hca_fixture.h"
 #include "prm/cmd.h"
 #include "prm/cq.h"
+#include "prm/dct.h"
+#include "prm/eq.h"
 #include "prm/gen_obj.h"
+#include "prm/pd.h"
 #include "prm/hca_cap.h"
 #include "prm/vport.h"
 
@@ -138,7 +143,7 @@ TEST_F(DriverHca, DevxObjectsLiveInUmemsAndDieByTheirOwnCommand)
 	// there and softcx does not are absent (EOPNOTSUPP), anything else is
 	// not a create (EINVAL); nothing by a context without DevX.
 	for (u16 op : {prm::op::create_srq, prm::op::create_mkey, prm::op::create_eq, prm::op::create_rmp,
-		       prm::op::create_dct, prm::op::create_general_object, prm::op::create_uctx, prm::op::nop}) {
+		       prm::op::create_sq, prm::op::create_general_object, prm::op::create_uctx, prm::op::nop}) {
 		std::vector<u8> x(0x110);
 		prm::set(x.data(), prm::mbox_in::opcode, op);
 		bool absent = op != prm::op::create_uctx && op != prm::op::nop;
@@ -222,4 +227,135 @@ TEST_F(DriverHca, DevxReservedQpnIsAGeneralObject)
 	prm::set(destroy.in, gh::obj_type, prm::obj_type::reserved_qpn);
 	EXPECT_TRUE(driver::devx::obj_destroy(*drv, destroy));
 	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *u));
+}
+
+namespace {
+
+struct drained_log {
+	std::atomic<int> drained{0};
+	std::atomic<u32> last{0};
+};
+
+void on_dct_event(void *ctx, u32 dctn, u8 type)
+{
+	auto *l = static_cast<drained_log *>(ctx);
+	if (type == prm::event_type::dct_drained) {
+		l->last = dctn;
+		l->drained++;
+	}
+}
+
+} // namespace
+
+// A DCT through DEVX_OBJ (as UCX's DevX path makes its DC targets): made on
+// the context's own PD, CQ and SRQ, queried and armed through its handle,
+// refused to another context, and destroyed as mlx5_core ends a DCT:
+// DRAIN_DCT and its DCT_DRAINED event before DESTROY_DCT.
+TEST_F(DriverHca, DevxDctIsDrainedBeforeItIsDestroyed)
+{
+	drained_log log;
+	cfg.ctx = &log;
+	cfg.dct_event = on_dct_event;
+	ASSERT_TRUE(start());
+	result<u16> u = driver::cmd::create_uctx(cmd(), 0), other = driver::cmd::create_uctx(cmd(), 0);
+	ASSERT_TRUE(u && other);
+	u64 mem_dma = 0;
+	u8 *mem = static_cast<u8 *>(plat.dma_alloc(3 * 4096, &mem_dma));
+	ASSERT_NE(mem, nullptr);
+	u64 pages[2] = {mem_dma, mem_dma + 4096};
+	result<u32> umem = driver::devx::create_umem(*drv, *u, 12, 0, pages, 2, true);
+	result<u32> uar = driver::cmd::alloc_uar(cmd(), *u);
+	ASSERT_TRUE(umem && uar);
+	u64 name = 0;
+	driver::devx::obj_destroy_cmd pd_end, cq_end, dct_end;
+
+	std::vector<u8> in(prm::create_cq_in::size_bytes), out(prm::create_cq_out::size_bytes);
+	prm::set(in.data(), prm::mbox_in::opcode, prm::op::alloc_pd);
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), 16, out.data(), 16, &name, &pd_end));
+	u32 pdn = u32(prm::get(out.data(), prm::alloc_pd_out::pd));
+	in.assign(in.size(), 0);
+	prm::set(in.data(), prm::mbox_in::opcode, prm::op::create_cq);
+	u8 *cqc = prm::at(in.data(), prm::create_cq_in::cq_context);
+	prm::set(cqc, prm::cqc::log_cq_size, 6);
+	prm::set(cqc, prm::cqc::uar_page, *uar);
+	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, drv->comp_eqn(0));
+	prm::set(cqc, prm::cqc::dbr_umem_id, *umem);
+	prm::set(cqc, prm::cqc::dbr_addr, 4096);
+	prm::set(in.data(), prm::create_cq_in::cq_umem_id, *umem);
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
+					     &cq_end));
+	u32 cqn = u32(prm::get(out.data(), prm::create_cq_out::cqn));
+	// The SRQ a verbs SRQ of a DevX context is: made with its uid.
+	driver::cmd::srq_params sp;
+	sp.pd = pdn;
+	sp.log_size = 4;
+	sp.dbr_addr = mem_dma + 2 * 4096 + 64;
+	u64 srq_page = mem_dma + 2 * 4096;
+	sp.buf.pas = &srq_page;
+	sp.buf.npas = 1;
+	result<u32> srqn = driver::cmd::create_srq(cmd(), sp, *u);
+	ASSERT_TRUE(srqn);
+
+	std::vector<u8> d(prm::create_dct_in::size_bytes), dout(prm::create_dct_out::size_bytes);
+	prm::set(d.data(), prm::mbox_in::opcode, prm::op::create_dct);
+	u8 *dctc = prm::at(d.data(), prm::create_dct_in::dct_context_entry);
+	prm::set(dctc, prm::dctc::pd, pdn);
+	prm::set(dctc, prm::dctc::cqn, cqn);
+	prm::set(dctc, prm::dctc::srqn_xrqn, *srqn);
+	prm::set(dctc, prm::dctc::dc_access_key, 0x1234);
+	prm::set(dctc, prm::dctc::port, 1);
+	prm::set(dctc, prm::dctc::mtu, 3);
+	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, d.data(), u32(d.size()), dout.data(), u32(dout.size()), &name,
+					     &dct_end));
+	u32 dctn = u32(prm::get(dout.data(), prm::create_dct_out::dctn));
+	EXPECT_EQ(name, driver::devx::obj_name(prm::op::create_dct, dctn));
+	EXPECT_EQ(prm::get(dct_end.in, prm::mbox_in::opcode), prm::op::destroy_dct);
+	EXPECT_EQ(prm::get(dct_end.in, prm::destroy_dct_in::dctn), dctn);
+
+	std::vector<u8> q(prm::query_dct_in::size_bytes), qo(prm::query_dct_out::size_bytes);
+	prm::set(q.data(), prm::mbox_in::opcode, prm::op::query_dct);
+	prm::set(q.data(), prm::query_dct_in::dctn, dctn);
+	ASSERT_TRUE(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					  qo.data(), u32(qo.size())));
+	EXPECT_EQ(prm::get(prm::at(qo.data(), prm::query_dct_out::dct_context_entry), prm::dctc::dc_access_key),
+		  0x1234u);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *other, driver::devx::obj_method::query, name, q.data(),
+					u32(q.size()), qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::remoteio);
+	std::vector<u8> arm(prm::arm_dct_in::size_bytes);
+	prm::set(arm.data(), prm::mbox_in::opcode, prm::op::arm_dct_for_key_violation);
+	prm::set(arm.data(), prm::arm_dct_in::dct_number, dctn);
+	EXPECT_TRUE(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::modify, name, arm.data(),
+					  u32(arm.size()), out.data(), 16));
+	// A query is not a modify, nor another DCT's number this one's.
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::modify, name, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::inval);
+	prm::set(arm.data(), prm::arm_dct_in::dct_number, dctn + 1);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::modify, name, arm.data(),
+					u32(arm.size()), out.data(), 16)
+			  .code(),
+		  errc::inval);
+
+	// The SRQ and CQ stay while the DCT is on them; its end drains it.
+	EXPECT_FALSE(driver::devx::obj_destroy(*drv, cq_end));
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, dct_end));
+	EXPECT_TRUE(wait_for([&] { return log.drained.load() == 1; }));
+	EXPECT_EQ(log.last.load(), dctn);
+	EXPECT_EQ(driver::devx::obj_use(*drv, *u, driver::devx::obj_method::query, name, q.data(), u32(q.size()),
+					qo.data(), u32(qo.size()))
+			  .code(),
+		  errc::remoteio);
+	EXPECT_FALSE(driver::devx::obj_destroy(*drv, dct_end));
+
+	EXPECT_TRUE(driver::cmd::destroy_srq(cmd(), *srqn, *u));
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, cq_end));
+	EXPECT_TRUE(driver::devx::obj_destroy(*drv, pd_end));
+	EXPECT_TRUE(driver::devx::destroy_umem(*drv, *u, *umem));
+	EXPECT_TRUE(driver::cmd::dealloc_uar(cmd(), *uar, *u));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *u));
+	EXPECT_TRUE(driver::cmd::destroy_uctx(cmd(), *other));
+	plat.dma_free(mem, 3 * 4096, mem_dma);
 }

@@ -6,6 +6,7 @@
 #include "driver/devx_event.h"
 #include "driver/devx_obj.h"
 #include "prm/cmd.h"
+#include "prm/dct.h"
 #include "prm/eq.h"
 
 using namespace scx;
@@ -29,6 +30,11 @@ TEST(DevxEvent, TypesFollowTheObjectsKind)
 	EXPECT_TRUE(event_valid(0, et::port_change));
 	EXPECT_FALSE(event_valid(0, et::comp));
 	EXPECT_FALSE(event_valid(0, et::cq_error));
+	u64 dct = obj_name(prm::op::create_dct, 7);
+	EXPECT_TRUE(event_valid(dct, et::dct_drained));
+	EXPECT_TRUE(event_valid(dct, et::dct_key_violation));
+	EXPECT_FALSE(event_valid(dct, et::comm_est));
+	EXPECT_FALSE(event_valid(qp, et::dct_drained));
 	// Objects DevX events are not offered on (an umem, a PD), and types
 	// past a byte.
 	EXPECT_FALSE(event_valid(obj_name(prm::op::alloc_pd, 3), et::comp));
@@ -58,6 +64,16 @@ TEST(DevxEvent, EqesReachTheKeyOfTheirObject)
 	EXPECT_EQ(driver::devx::eqe_event_key(qp), event_key(et::wq_catas_error, obj_name(prm::op::create_qp, 0x99)));
 	prm::set(d, prm::eqe_qp_srq::type, prm::event_queue_type::qp + 1);
 	EXPECT_EQ(driver::devx::eqe_event_key(qp), 0u);
+
+	// A DCT's events name it by the number in their data.
+	u8 dct[64] = {};
+	d = prm::at(dct, prm::eqe::event_data);
+	prm::set(dct, prm::eqe::event_type, et::dct_drained);
+	prm::set(d, prm::eqe_dct::dctn, 0xab000042);
+	EXPECT_EQ(driver::devx::eqe_event_key(dct), event_key(et::dct_drained, obj_name(prm::op::create_dct, 0x42)));
+	prm::set(dct, prm::eqe::event_type, et::dct_key_violation);
+	EXPECT_EQ(driver::devx::eqe_event_key(dct),
+		  event_key(et::dct_key_violation, obj_name(prm::op::create_dct, 0x42)));
 
 	u8 port[64] = {};
 	prm::set(port, prm::eqe::event_type, et::port_change);
