@@ -90,7 +90,8 @@ static int scx_objects_show(struct seq_file *m, void *unused)
 		[SCX_OBJ_UCTX] = "uctx", [SCX_OBJ_PD] = "pd", [SCX_OBJ_MR] = "mr",
 		[SCX_OBJ_CQ] = "cq",	 [SCX_OBJ_QP] = "qp", [SCX_OBJ_SRQ] = "srq",
 		[SCX_OBJ_AH] = "ah",	 [SCX_OBJ_MW] = "mw",	  [SCX_OBJ_UAR] = "uar",
-		[SCX_OBJ_DEVX_SUB] = "devx_sub",
+		[SCX_OBJ_DEVX_SUB] = "devx_sub", [SCX_OBJ_DEVX_OBJ] = "devx_obj",
+		[SCX_OBJ_UMEM] = "umem",
 	};
 	struct scx_kdev *kdev = m->private;
 	int i;

@@ -30,6 +30,8 @@ enum scx_obj_type {
 	SCX_OBJ_MW,
 	SCX_OBJ_UAR,	/* UAR objects (MLX5_IB_OBJECT_UAR) */
 	SCX_OBJ_DEVX_SUB,	/* DevX event subscriptions */
+	SCX_OBJ_DEVX_OBJ,	/* DEVX_OBJ objects */
+	SCX_OBJ_UMEM,	/* DevX umems */
 	SCX_OBJ_MAX,
 };
 

@@ -181,8 +181,8 @@ static int scx_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (err)
 		return err;
 	/*
-	 * DevX only when the devx parameter grants it: libmlx5 then retries
-	 * without it, and mlx5dv users who insist see EOPNOTSUPP.
+	 * DevX unless devx=0 took it away: libmlx5 then retries without
+	 * it, and mlx5dv users who insist see EOPNOTSUPP.
 	 */
 	if ((req.flags & MLX5_IB_ALLOC_UCTX_DEVX) && !scx_settings.devx)
 		return -EOPNOTSUPP;

@@ -172,6 +172,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_UMEM_REG)(struct uverbs_attr_bundl
 	if (err)
 		goto err_umem;
 	uobj->object = obj;
+	scx_obj_inc(uc->ibuc.device, SCX_OBJ_UMEM);
 	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_HANDLE);
 	return uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_UMEM_REG_OUT_ID, &obj->id, sizeof(obj->id));
 
@@ -197,6 +198,7 @@ static int scx_devx_umem_cleanup(struct ib_uobject *uobj, enum rdma_remove_reaso
 		return err;
 	ib_umem_release(obj->umem);
 	kfree(obj);
+	scx_obj_dec(uobj->context->device, SCX_OBJ_UMEM);
 	return 0;
 }
 
@@ -258,6 +260,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(struct uverbs_attr_bun
 		return err;
 	}
 	uobj->object = obj;
+	scx_obj_inc(uobj->context->device, SCX_OBJ_DEVX_OBJ);
 	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE);
 	err = uverbs_copy_to(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, out, outlen);
 	return err;
@@ -274,6 +277,7 @@ static int scx_devx_obj_cleanup(struct ib_uobject *uobj, enum rdma_remove_reason
 		return err;
 	scx_devx_obj_subs_drop(to_sdev(uobj->context->device), &obj->subs);
 	kfree(obj);
+	scx_obj_dec(uobj->context->device, SCX_OBJ_DEVX_OBJ);
 	return 0;
 }
 

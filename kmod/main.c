@@ -67,9 +67,9 @@ static uint hw_ver;
 module_param(hw_ver, uint, 0444);
 MODULE_PARM_DESC(hw_ver, "hardware revision reported (default 0)");
 
-static bool devx;
+static bool devx = true;
 module_param(devx, bool, 0444);
-MODULE_PARM_DESC(devx, "grant DevX user contexts (default off: DEVX_OBJ and UMEM are not there yet)");
+MODULE_PARM_DESC(devx, "grant DevX user contexts, as mlx5_ib does (default on)");
 
 static bool dc = true;
 module_param(dc, bool, 0444);

@@ -24,7 +24,7 @@ errc delivery_status_to_errc(u8 status);
 
 // Per-opcode statistics live in a dense table: a row per named opcode and
 // a last one shared by all others.
-constexpr u32 stat_opcodes = 86;
+constexpr u32 stat_opcodes = 90;
 u32 opcode_stat_index(u16 opcode);
 // The opcode behind a statistics row; 0xffff for the shared last row.
 u16 stat_index_opcode(u32 index);

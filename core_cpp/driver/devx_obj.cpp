@@ -9,6 +9,7 @@
 #include "prm/pd.h"
 #include "prm/q_counter.h"
 #include "prm/qp.h"
+#include "prm/rmp.h"
 
 namespace scx::driver::devx {
 
@@ -41,7 +42,7 @@ void write_loc(u8 *p, loc l, u32 v)
 
 // What DEVX_OBJ_CREATE may make, and how each is destroyed. Others of
 // mlx5_ib's list either carry memory that cannot be put in a umem here
-// (SRQ, mkey) or are objects softcx does not have. A DCT is ended as
+// (SRQ, mkey) or are objects softcx does not have (SQ, RQ, ...). A DCT is ended as
 // mlx5_core ends one, drained first (obj_destroy). A general object is
 // told apart by its obj_type (0 for the others).
 struct kind {
@@ -55,6 +56,7 @@ constexpr kind kinds[] = {
 	{op::create_cq, op::destroy_cq, at(prm::create_cq_out::cqn), at(prm::destroy_cq_in::cqn)},
 	{op::create_qp, op::destroy_qp, at(prm::create_qp_out::qpn), at(prm::destroy_qp_in::qpn)},
 	{op::create_dct, op::destroy_dct, at(prm::create_dct_out::dctn), at(prm::destroy_dct_in::dctn)},
+	{op::create_rmp, op::destroy_rmp, at(prm::create_rmp_out::rmpn), at(prm::destroy_rmp_in::rmpn)},
 	{op::alloc_pd, op::dealloc_pd, at(prm::alloc_pd_out::pd), at(prm::dealloc_pd_in::pd)},
 	{op::alloc_transport_domain, op::dealloc_transport_domain,
 	 at(prm::alloc_transport_domain_out::transport_domain),
@@ -85,7 +87,9 @@ constexpr use uses[] = {
 	{op::qp_2rst, obj_method::modify, op::create_qp, qpn_at},
 	{op::drain_dct, obj_method::modify, op::create_dct, at(prm::drain_dct_in::dctn)},
 	{op::arm_dct_for_key_violation, obj_method::modify, op::create_dct, at(prm::arm_dct_in::dct_number)},
+	{op::modify_rmp, obj_method::modify, op::create_rmp, at(prm::modify_rmp_in::rmpn)},
 	{op::query_cq, obj_method::query, op::create_cq, at(prm::query_cq_in::cqn)},
+	{op::query_rmp, obj_method::query, op::create_rmp, at(prm::query_rmp_in::rmpn)},
 	{op::query_dct, obj_method::query, op::create_dct, at(prm::query_dct_in::dctn)},
 	{op::query_qp, obj_method::query, op::create_qp, qpn_at},
 	{op::query_q_counter, obj_method::query, op::alloc_q_counter, at(prm::query_q_counter_in::counter_set_id)},
@@ -134,7 +138,7 @@ template <u32 O, u32 B> bool set_in(u8 *in, u32 inlen, prm::field<O, B> f)
 	return true;
 }
 
-// The memory of a CQ or QP comes from the context's umems only (as
+// The memory of a CQ, QP or RMP comes from the context's umems only (as
 // mlx5_ib forces it): a user's bus address would reach memory the user
 // did not register. false: the command is too short to say so.
 bool force_umem(u16 opcode, u8 *in, u32 inlen)
@@ -148,6 +152,14 @@ bool force_umem(u16 opcode, u8 *in, u32 inlen)
 	case op::create_qp:
 		return set_in(in, inlen, prm::create_qp_in::wq_umem_valid) &&
 		       set_in(prm::at(in, prm::create_qp_in::qpc), prm::qpc::size_bytes, prm::qpc::dbr_umem_valid);
+	case op::create_rmp: {
+		if (inlen < prm::create_rmp_in::size_bytes)
+			return false;
+		u8 *wq = prm::at(prm::at(in, prm::create_rmp_in::ctx), prm::rmpc::wq);
+		prm::set(wq, prm::wq::wq_umem_valid, 1);
+		prm::set(wq, prm::wq::dbr_umem_valid, 1);
+		return true;
+	}
 	default:
 		return true;
 	}
@@ -171,7 +183,6 @@ bool lacked_create(u16 opcode)
 	case op::create_tir:
 	case op::create_sq:
 	case op::create_rq:
-	case op::create_rmp:
 	case op::create_tis:
 	case op::create_rqt:
 	case op::create_flow_table:

@@ -18,6 +18,9 @@ void caps::init(const device_config &cfg)
 	prm::set(g, gen::log_max_qp_sz, L::log_max_qp_sz);
 	prm::set(g, gen::log_max_qp, L::log_max_qp);
 	prm::set(g, gen::log_max_srq, L::log_max_srq);
+	// RMPs share the SRQs' numbers and limits (srq.h).
+	prm::set(g, gen::log_max_rmp, L::log_max_srq);
+	prm::set(g, gen::log_max_wq_sz, L::log_max_srq_sz);
 	prm::set(g, gen::log_max_cq_sz, L::log_max_cq_sz);
 	prm::set(g, gen::log_max_cq, L::log_max_cq);
 	prm::set(g, gen::log_max_eq_sz, L::log_max_eq_sz);

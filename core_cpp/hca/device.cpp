@@ -40,7 +40,7 @@ status device::init()
 			  eq_limits{1u << L::log_max_eq, L::log_max_eq_sz, cfg_.num_vectors}));
 	SCX_TRY(cqs_.init(dma_, pages_, uars_, umems_, eqs_, 1u << L::log_max_cq, L::log_max_cq_sz));
 	SCX_TRY(mkeys_.init(pages_, pds_, 1u << L::log_max_mkey));
-	SCX_TRY(srqs_.init(dma_, pages_, pds_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
+	SCX_TRY(srqs_.init(dma_, pages_, pds_, umems_, 1u << L::log_max_srq, L::log_max_srq_sz, L::max_wqe_sz_rq));
 	SCX_TRY(qps_.init(qp_deps{&dma_, &pages_, &pds_, &uars_, &q_counters_, &cqs_, &srqs_, &umems_, &caps_, &vport_},
 			  L::log_max_qp));
 	SCX_TRY(dcts_.init(dct_deps{&pages_, &pds_, &q_counters_, &cqs_, &srqs_, &qps_, &eqs_, &caps_, &vport_},
@@ -166,6 +166,10 @@ bool device::queue_cmd(cmd_ctx &c)
 	case op::destroy_srq: if (need(c, I)) srqs_.destroy(c); break;
 	case op::query_srq: if (need(c, I)) srqs_.query(c); break;
 	case op::arm_rq: if (need(c, I)) srqs_.arm(c); break;
+	case op::create_rmp: if (need(c, I)) srqs_.create_rmp(c); break;
+	case op::modify_rmp: if (need(c, I)) srqs_.modify_rmp(c); break;
+	case op::query_rmp: if (need(c, I)) srqs_.query_rmp(c); break;
+	case op::destroy_rmp: if (need(c, I)) srqs_.destroy_rmp(c); break;
 	case op::create_dct: if (need(c, I)) dcts_.create(c); break;
 	case op::destroy_dct: if (need(c, I)) dcts_.destroy(c); break;
 	case op::drain_dct: if (need(c, I)) dcts_.drain(c); break;

@@ -38,7 +38,9 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 	u32 cnt = 0;
 	if (dst.rq_type == prm::qp_rq_type::srq) {
 		srq = d_.srqs->dp_get(dst.srqn);
-		if (!srq || !read_dbr(srq->dbr_addr, prm::srq_dbrec::counter.byte_off, &cnt))
+		// An RMP moved to ERR hands out no more WQEs.
+		if (!srq || srq->state != prm::srqc_state::good ||
+		    !read_dbr(srq->dbr_addr, prm::srq_dbrec::counter.byte_off, &cnt))
 			return false;
 		// The producer counter is 16 bits (it wraps after 65535 WQEs).
 		u16 avail = u16(cnt - srq->consumed);
@@ -63,7 +65,11 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 	}
 
 	bool readable = true;
-	if (srq) {
+	if (srq && srq->cyclic) {
+		// A cyclic RMP: the ring's order, whatever next_wqe_index says.
+		srq->head = u16(srq->head + 1);
+		srq->consumed++;
+	} else if (srq) {
 		u8 seg[16];
 		u64 bus;
 		const u8 *p = d_.srqs->wq_addr(*srq, off, &bus) ? static_cast<const u8 *>(d_.dma->map(bus, 16)) : nullptr;
@@ -72,6 +78,8 @@ bool data_path::take_recv(qp_runtime &dst, sg_list &l, u16 *counter, mem_fault *
 			copy_bytes(seg, p, 16);
 		srq->head = readable ? u16(prm::get(seg, prm::wqe_srq_next_seg::next_wqe_index)) : srq->head;
 		srq->consumed++;
+	}
+	if (srq) {
 		// Fewer WQEs left than the armed limit: one event, then disarmed
 		// until the next ARM_RQ.
 		if (srq->limit_armed && u16(cnt - srq->consumed) < srq->lwm) {
@@ -107,7 +115,7 @@ bool data_path::read_recv(qp_runtime &dst, u32 handle, sg_list &l, mem_fault *f)
 		}
 		stride_shift = srq->stride_shift;
 		off = u64(handle & ((1u << srq->log_size) - 1)) << stride_shift;
-		base_off = prm::wqe_srq_next_seg::size_bytes;
+		base_off = srq->next_seg;
 	} else {
 		stride_shift = dst.rq_stride_shift;
 		off = u64(handle & (dst.rq_wqes - 1)) << stride_shift;

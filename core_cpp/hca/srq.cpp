@@ -5,6 +5,7 @@
 #include "hca/syndrome.h"
 #include "hca/uctx.h"
 #include "prm/srq.h"
+#include "prm/wqe.h"
 
 namespace scx::hca {
 
@@ -19,12 +20,13 @@ bool wq_bus_addr(const fw_pages &pages, const fw_list &pas, u32 page_shift, u32 
 	return true;
 }
 
-status srq_table::init(bus::dma_space &dma, fw_pages &pages, id_pool &pds, u32 max_srqs, u32 log_max_srq_sz,
-		       u32 max_stride)
+status srq_table::init(bus::dma_space &dma, fw_pages &pages, id_pool &pds, umem_table &umems, u32 max_srqs,
+		       u32 log_max_srq_sz, u32 max_stride)
 {
 	dma_ = &dma;
 	pages_ = &pages;
 	pds_ = &pds;
+	umems_ = &umems;
 	log_max_srq_sz_ = log_max_srq_sz;
 	max_stride_ = max_stride;
 	SCX_TRY(lock_.init(lock_class::hca_srq));
@@ -72,34 +74,19 @@ void srq_table::create(cmd_ctx &c)
 	if (!c.need_in(in::pas.byte_off + npas * 8, synd::short_list))
 		return;
 
-	auto slot = pages_->alloc_slot();
-	if (!slot)
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
-	auto *s = static_cast<srq_ctx *>(pages_->slot(*slot));
-	s->slot = *slot;
-	auto list = pages_->alloc_list(npas);
-	if (!list) {
-		pages_->free_slot(*slot);
-		return (void)c.fail(st::no_res_err, synd::no_fw_memory);
-	}
+	srq_ctx *s = new_slot(c);
+	if (!s)
+		return;
 	srq_runtime &rt = s->rt;
-	rt.pas = *list;
-	for (u32 i = 0; i < npas; i++) {
-		bool good = true;
-		u64 pa = c.in_be64(in::pas.byte_off + i * 8, &good);
-		if (!good || (pa & ((u64(1) << page_shift) - 1)) || !dma_->map(pa, usize(1) << page_shift)) {
-			pages_->free_list(rt.pas);
-			pages_->free_slot(*slot);
-			return (void)c.fail(st::bad_param_err, synd::srq_bad_page);
-		}
-		pages_->list_set(rt.pas, i, pa);
-	}
+	rt.page_shift = u8(page_shift);
+	if (!read_pas(c, rt, in::pas.byte_off, npas, synd::srq_bad_page))
+		return (void)pages_->free_slot(s->slot);
 	rt.pd = pd;
 	rt.cqn = prm::get(ctx, sc::cqn);
 	rt.log_size = u8(log_size);
 	rt.stride_shift = u8(stride_shift);
-	rt.page_shift = u8(page_shift);
 	rt.state = prm::srqc_state::good;
+	rt.next_seg = prm::wqe_srq_next_seg::size_bytes;
 	rt.page_offset = offset;
 	rt.dbr_addr = dbr;
 	rt.lwm = u16(lwm);
@@ -107,29 +94,75 @@ void srq_table::create(cmd_ctx &c)
 	rt.rlky = u8(prm::get(ctx, sc::rlky));
 	rt.uid = c.uid;
 	copy_bytes(s->srqc, ctx, sizeof(ctx));
+	u32 srqn;
+	if (publish(c, s, &srqn))
+		prm::set(c.out, prm::create_srq_out::srqn, srqn);
+}
 
-	result<u32> srqn = errc::nospc;
+srq_ctx *srq_table::new_slot(cmd_ctx &c)
+{
+	auto slot = pages_->alloc_slot();
+	if (!slot)
+		return c.fail(st::no_res_err, synd::no_fw_memory), nullptr;
+	auto *s = static_cast<srq_ctx *>(pages_->slot(*slot));
+	zero_bytes(s, sizeof(*s));
+	s->slot = *slot;
+	return s;
+}
+
+bool srq_table::read_pas(cmd_ctx &c, srq_runtime &rt, u32 pas_off, u32 npas, u32 bad_page)
+{
+	auto list = pages_->alloc_list(npas);
+	if (!list)
+		return c.fail(st::no_res_err, synd::no_fw_memory);
+	rt.pas = *list;
+	for (u32 i = 0; i < npas; i++) {
+		bool good = true;
+		u64 pa = c.in_be64(pas_off + i * 8, &good);
+		if (!good || (pa & ((u64(1) << rt.page_shift) - 1)) || !dma_->map(pa, usize(1) << rt.page_shift)) {
+			pages_->free_list(rt.pas);
+			return c.fail(st::bad_param_err, bad_page);
+		}
+		pages_->list_set(rt.pas, i, pa);
+	}
+	return true;
+}
+
+bool srq_table::publish(cmd_ctx &c, srq_ctx *s, u32 *number)
+{
+	result<u32> n = errc::nospc;
 	{
 		lock_guard g(lock_);
-		srqn = table_.insert(s);
-		if (srqn)
-			rt.srqn = *srqn;
+		n = table_.insert(s);
+		if (n)
+			s->rt.srqn = *n;
 	}
-	if (!srqn) {
-		pages_->free_list(rt.pas);
-		pages_->free_slot(*slot);
-		return (void)c.fail(st::no_res_err, synd::srq_exhausted);
+	if (!n) {
+		free_memory(s->rt);
+		pages_->free_slot(s->slot);
+		return c.fail(st::no_res_err, synd::srq_exhausted);
 	}
 	live_++;
-	pds_->ref(pd);
-	prm::set(c.out, prm::create_srq_out::srqn, *srqn);
+	pds_->ref(s->rt.pd);
+	*number = *n;
+	return true;
+}
+
+// What an SRQ's or RMP's memory holds: its page list and umems.
+void srq_table::free_memory(srq_runtime &rt)
+{
+	pages_->free_list(rt.pas);
+	if (rt.wq_umem)
+		umems_->release(rt.wq_umem);
+	if (rt.dbr_umem)
+		umems_->release(rt.dbr_umem);
 }
 
 void srq_table::free_srq(srq_ctx *s)
 {
 	live_--;
 	pds_->unref(s->rt.pd);
-	pages_->free_list(s->rt.pas);
+	free_memory(s->rt);
 	pages_->free_slot(s->slot);
 }
 
@@ -141,19 +174,23 @@ void srq_table::destroy(cmd_ctx &c)
 		return;
 	if (prm::get(c.in, in::reserved_at_40))
 		return (void)c.fail(st::bad_param_err, synd::srq_reserved);
-	u32 srqn = prm::get(c.in, in::srqn);
+	destroy_one(c, prm::get(c.in, in::srqn), false);
+}
+
+void srq_table::destroy_one(cmd_ctx &c, u32 n, bool rmp)
+{
 	srq_ctx *s;
 	{
 		lock_guard g(lock_);
-		s = table_.get(srqn);
-		if (s && !uid_may_name(c.uid, s->rt.uid))
+		s = table_.get(n);
+		if (!s || s->rt.rmp != rmp)
+			return (void)c.fail(st::bad_res_err, rmp ? synd::rmp_invalid : synd::srq_invalid);
+		if (!uid_may_name(c.uid, s->rt.uid))
 			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
-		if (s && s->rt.users)
+		if (s->rt.users)
 			return (void)c.fail(st::bad_res_state_err, synd::srq_busy);
-		table_.remove(srqn);
+		table_.remove(n);
 	}
-	if (!s)
-		return (void)c.fail(st::bad_res_err, synd::srq_invalid);
 	free_srq(s);
 }
 
@@ -171,7 +208,7 @@ void srq_table::query(cmd_ctx &c)
 	{
 		lock_guard g(lock_);
 		srq_ctx *s = table_.get(prm::get(c.in, prm::query_srq_in::srqn));
-		if (!s)
+		if (!s || s->rt.rmp)
 			return (void)c.fail(st::bad_res_err, synd::srq_invalid);
 		if (!uid_may_name(c.uid, s->rt.uid))
 			return (void)c.fail(st::bad_res_err, synd::uid_foreign);
@@ -199,8 +236,9 @@ void srq_table::arm(cmd_ctx &c)
 		return (void)c.fail(st::bad_param_err, synd::srq_reserved);
 	u32 lwm = prm::get(c.in, in::lwm);
 	lock_guard g(lock_);
+	// An RMP's limit is set with MODIFY_RMP.
 	srq_ctx *s = table_.get(prm::get(c.in, in::srq_number));
-	if (!s)
+	if (!s || s->rt.rmp)
 		return (void)c.fail(st::bad_res_err, synd::srq_invalid);
 	if (!uid_may_name(c.uid, s->rt.uid))
 		return (void)c.fail(st::bad_res_err, synd::uid_foreign);

@@ -10,7 +10,7 @@
 // may rely on it. Areas: 01 transport/header, 02 lifecycle, 03 caps, 04 pages,
 // 05 UAR, 06 EQ, 07 CQ, 08 PD, 09 mkey, 0a Q counter, 0b vport, 0c QP, 0d SRQ,
 // 0f injected, 10 user contexts (uids), 11 user memory, 12 general objects,
-// 13 DC targets.
+// 13 DC targets, 14 receive memory pools (RMPs; the rest as SRQs, 0d).
 #pragma once
 
 #include "lib/types.h"
@@ -198,6 +198,12 @@ constexpr u32 dct_bad_gid_index = make(0x13, 0x0b);   // (not reported: every my
 constexpr u32 dct_bad_atomic_mode = make(0x13, 0x0c); // BAD_PARAM: rae with an atomic_mode the caps do not offer
 constexpr u32 dct_not_active = make(0x13, 0x0d);      // BAD_RES_STATE: DRAIN_DCT of a DCT draining or drained
 constexpr u32 dct_unsupported = make(0x13, 0x0e);     // BAD_PARAM: cs_res above 64 bytes
+
+// 14: receive memory pools (CREATE/MODIFY/QUERY/DESTROY_RMP)
+constexpr u32 rmp_unsupported = make(0x14, 0x01);     // BAD_PARAM: striding, signature, hairpin or other wq feature
+constexpr u32 rmp_bad_state = make(0x14, 0x02);       // BAD_PARAM: created not RDY, or a state an RMP cannot move to
+constexpr u32 rmp_state_mismatch = make(0x14, 0x03);  // BAD_RES_STATE: MODIFY_RMP's rmp_state is not the RMP's
+constexpr u32 rmp_invalid = make(0x14, 0x04);         // BAD_RES: the number names no RMP (an SRQ, or nothing)
 
 // 0f: fault injection (fault_hooks::fail_opcode with syndrome 0 uses this)
 constexpr u32 injected = make(0x0f, 0x01);

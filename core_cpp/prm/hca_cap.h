@@ -69,6 +69,7 @@ constexpr field<0x318, 8> log_max_mcg{};
 constexpr field<0x323, 5> log_max_transport_domain{};
 constexpr field<0x32b, 5> log_max_pd{};
 constexpr field<0x33b, 5> log_max_xrcd{};
+constexpr field<0x383, 5> log_max_rmp{};
 constexpr field<0x3db, 5> log_max_wq_sz{};
 constexpr field<0x400, 64> general_obj_types{};
 constexpr field<0x463, 5> log_max_uctx{};

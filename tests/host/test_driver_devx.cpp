@@ -142,7 +142,7 @@ TEST_F(DriverHca, DevxObjectsLiveInUmemsAndDieByTheirOwnCommand)
 	// What may not be made through DEVX_OBJ: objects a ConnectX offers
 	// there and softcx does not are absent (EOPNOTSUPP), anything else is
 	// not a create (EINVAL); nothing by a context without DevX.
-	for (u16 op : {prm::op::create_srq, prm::op::create_mkey, prm::op::create_eq, prm::op::create_rmp,
+	for (u16 op : {prm::op::create_srq, prm::op::create_mkey, prm::op::create_eq, prm::op::create_rq,
 		       prm::op::create_sq, prm::op::create_general_object, prm::op::create_uctx, prm::op::nop}) {
 		std::vector<u8> x(0x110);
 		prm::set(x.data(), prm::mbox_in::opcode, op);

@@ -48,6 +48,9 @@ const std::set<std::string> k_own_fields = {
 	// reserved (its kernel never sets them).
 	"cqc.dbr_umem_id", "create_cq_in.cq_umem_offset", "create_cq_in.cq_umem_id", "qpc.dbr_umem_id",
 	"create_qp_in.wq_umem_offset", "create_qp_in.wq_umem_id", "cmd_hca_cap_2.log_reserved_qpn_granularity",
+	"wq.dbr_umem_id", "wq.wq_umem_id", "wq.wq_umem_offset",
+	// The one bit of modify_rmp_in's nested rmp_bitmask.
+	"modify_rmp_in.bitmask_lwm",
 };
 
 const kifc::kernel_field *find_kernel(const char *layout, const char *name)

@@ -18,11 +18,19 @@
  *   devx_async_query     QUERY_CQ of a DevX CQ through the async command
  *                        fd: the answer with its wr_id; a query the CQ
  *                        cannot take: EINVAL at once, nothing queued
+ *   devx_dct             a DCT made through DEVX_OBJ on the context's
+ *                        verbs PD, CQ and SRQ (as UCX's DevX path makes
+ *                        its DC targets): QUERY_DCT through its handle
+ *                        gives back its key; DRAIN_DCT through it raises
+ *                        DCT_DRAINED on a subscribed channel and leaves
+ *                        the DCT drained; its destroy succeeds after that
  *   devx_event_cleanup   the subscriptions counted in debugfs back to the
  *                        baseline once channels and objects are gone
  *   devx_event_kill9     a process holding a channel, subscriptions, a
- *                        DevX CQ and an unread async answer, killed: the
- *                        subscriptions and the CQ's umems are gone
+ *                        DevX CQ on umems, a DevX DCT and an unread async
+ *                        answer, killed: every debugfs object count (DevX
+ *                        objects, umems, subscriptions, contexts, verbs
+ *                        objects) back to its baseline
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +53,13 @@
 #define EV_COMM_EST 0x02
 #define OP_QUERY_CQ 0x402
 #define OP_QUERY_QP 0x50b
+#define OP_CREATE_DCT 0x710
+#define OP_DRAIN_DCT 0x712
+#define OP_QUERY_DCT 0x713
+#define EV_DCT_DRAINED 0x1c
+/* The dctc in CREATE_DCT's input and QUERY_DCT's output, in bits. */
+#define DCTC 0x80
+#define DCT_KEY 0x5ca1ab1e0ddba11ULL
 
 static const char *dbg, *netdev;
 
@@ -225,6 +240,120 @@ static void async_query(struct ibv_context *ctx)
 		mlx5dv_devx_destroy_cmd_comp(comp);
 }
 
+/* What a DevX DCT stands on: verbs objects of the DevX context. */
+struct dct {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	struct mlx5dv_devx_obj *obj;
+	uint32_t dctn;
+};
+
+static bool dct_make(struct ibv_context *ctx, struct dct *d)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	uint8_t in[0x80] = { 0 }, out[0x10] = { 0 };
+	struct mlx5dv_pd dpd = { 0 };
+	struct mlx5dv_cq dcq = { 0 };
+	struct mlx5dv_srq dsrq = { .comp_mask = MLX5DV_SRQ_MASK_SRQN };
+	struct mlx5dv_obj o = { 0 };
+
+	memset(d, 0, sizeof(*d));
+	d->pd = ibv_alloc_pd(ctx);
+	d->cq = d->pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	d->srq = d->cq ? ibv_create_srq(d->pd, &sa) : NULL;
+	if (!d->srq)
+		return false;
+	o.pd.in = d->pd;
+	o.pd.out = &dpd;
+	o.cq.in = d->cq;
+	o.cq.out = &dcq;
+	o.srq.in = d->srq;
+	o.srq.out = &dsrq;
+	if (mlx5dv_init_obj(&o, MLX5DV_OBJ_PD | MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ))
+		return false;
+	vt_hdr(in, OP_CREATE_DCT, 0);
+	vt_prm_put(in, DCTC + 0x48, 24, dcq.cqn);
+	vt_prm_put(in, DCTC + 0xa8, 24, dsrq.srqn);
+	vt_prm_put(in, DCTC + 0xc8, 24, dpd.pdn);
+	vt_prm_put(in, DCTC + 0x100, 32, DCT_KEY >> 32);
+	vt_prm_put(in, DCTC + 0x120, 32, (uint32_t)DCT_KEY);
+	vt_prm_put(in, DCTC + 0x6c, 2, 3); /* rre, rwe */
+	vt_prm_put(in, DCTC + 0x145, 3, 3); /* 1024 */
+	vt_prm_put(in, DCTC + 0x148, 8, 1);
+	vt_prm_put(in, DCTC + 0x178, 8, 64);
+	d->obj = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	d->dctn = vt_prm_get(out, 0x48, 24);
+	return d->obj != NULL;
+}
+
+static void dct_free(struct dct *d)
+{
+	if (d->obj)
+		mlx5dv_devx_obj_destroy(d->obj);
+	if (d->srq)
+		ibv_destroy_srq(d->srq);
+	if (d->cq)
+		ibv_destroy_cq(d->cq);
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+}
+
+/* QUERY_DCT through the object's handle: its state (-1 if refused). */
+static int dct_state(struct dct *d, uint64_t *key)
+{
+	uint8_t in[0x10] = { 0 }, out[0x80] = { 0 };
+
+	vt_hdr(in, OP_QUERY_DCT, 0);
+	vt_prm_put(in, 0x48, 24, d->dctn);
+	if (mlx5dv_devx_obj_query(d->obj, in, sizeof(in), out, sizeof(out)))
+		return -1;
+	*key = (uint64_t)vt_prm_get(out, DCTC + 0x100, 32) << 32 | vt_prm_get(out, DCTC + 0x120, 32);
+	return vt_prm_get(out, DCTC + 0x4, 4);
+}
+
+static void dct_drain(struct ibv_context *ctx)
+{
+	struct mlx5dv_devx_event_channel *ch = mlx5dv_devx_create_event_channel(ctx, 0);
+	uint8_t in[0x10] = { 0 }, out[0x10] = { 0 };
+	uint8_t buf[sizeof(struct mlx5dv_devx_async_event_hdr) + 64];
+	struct mlx5dv_devx_async_event_hdr *h = (void *)buf;
+	uint16_t ev = EV_DCT_DRAINED;
+	int active = -1, drained = -1, drain = -1, type = -1, gone = -1;
+	uint64_t key = 0, k2;
+	uint32_t evdct = 0;
+	struct dct d = { 0 };
+	bool made;
+
+	made = ch && dct_make(ctx, &d);
+	if (made && !mlx5dv_devx_subscribe_devx_event(ch, d.obj, sizeof(ev), &ev, 0xdc7)) {
+		active = dct_state(&d, &key);
+		vt_hdr(in, OP_DRAIN_DCT, 0);
+		vt_prm_put(in, 0x48, 24, d.dctn);
+		drain = mlx5dv_devx_obj_modify(d.obj, in, sizeof(in), out, sizeof(out));
+		if (!drain && readable(ch->fd, 5000) &&
+		    mlx5dv_devx_get_event(ch, h, sizeof(buf)) == (ssize_t)sizeof(buf) && h->cookie == 0xdc7) {
+			type = h->out_data[1];
+			/* struct mlx5_eqe_dct: the DCT number after 24 bytes of data. */
+			evdct = vt_prm_get(h->out_data, 0x100 + 0xc0, 32) & 0xffffff;
+		}
+		drained = dct_state(&d, &k2);
+		gone = mlx5dv_devx_obj_destroy(d.obj);
+		if (!gone)
+			d.obj = NULL;
+	}
+	vt_result("devx_dct",
+		  made && active == 0 && key == DCT_KEY && !drain && type == EV_DCT_DRAINED &&
+			  evdct == d.dctn && drained == 2 && !gone,
+		  "DCT 0x%x: state %d key 0x%llx; DRAIN_DCT %s, event 0x%x for 0x%x, then state %d; destroy %s",
+		  made ? d.dctn : 0, active, (unsigned long long)key, strerror(drain), type, evdct, drained,
+		  strerror(gone));
+	if (made || d.pd)
+		dct_free(&d);
+	if (ch)
+		mlx5dv_devx_destroy_event_channel(ch);
+}
+
 /* The child: holds everything, says so, waits for its SIGKILL. */
 static void holder(const char *dev, int tell)
 {
@@ -236,8 +365,9 @@ static void holder(const char *dev, int tell)
 	uint8_t in[16];
 	char ok = 0;
 	struct dcq c;
+	struct dct d = { 0 };
 
-	if (ch && comp && dcq_make(ctx, &c) &&
+	if (ch && comp && dcq_make(ctx, &c) && dct_make(ctx, &d) &&
 	    !mlx5dv_devx_subscribe_devx_event(ch, NULL, sizeof(port), &port, 1) &&
 	    !mlx5dv_devx_subscribe_devx_event(ch, c.obj, sizeof(compl), &compl, 2)) {
 		vt_hdr(in, OP_QUERY_CQ, 0);
@@ -250,28 +380,45 @@ static void holder(const char *dev, int tell)
 	_exit(0);
 }
 
+static long objs_of(const struct vt_objects *o, const char *name)
+{
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(o->name[i], name))
+			return o->val[i];
+	return -1;
+}
+
 static void kill9(const char *dev)
 {
-	long long base = subs(), held = -1, after = -1;
+	struct vt_objects base, held = { 0 };
+	char diff[256] = "";
+	bool back = false;
 	int p[2];
 	char ok = 0;
 	pid_t pid;
 
-	if (pipe(p))
+	if (pipe(p) || !vt_objects_read(dbg, &base))
 		return;
 	pid = fork();
 	if (!pid)
 		holder(dev, p[1]);
 	if (pid > 0 && read(p[0], &ok, 1) == 1 && ok)
-		held = subs();
+		vt_objects_read(dbg, &held);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		back = vt_objects_settle(dbg, &base, 5000, diff, sizeof(diff));
 	}
-	for (int i = 0; i < 50 && (after = subs()) != base; i++)
-		usleep(100000);
-	vt_result("devx_event_kill9", ok && held == base + 2 && after == base,
-		  "subscriptions %lld, %lld held, %lld after SIGKILL", base, held, after);
+	/* Held: 2 subscriptions, the CQ and the DCT, the CQ's 2 umems. */
+	vt_result("devx_event_kill9",
+		  ok && objs_of(&held, "devx_sub") == objs_of(&base, "devx_sub") + 2 &&
+			  objs_of(&held, "devx_obj") == objs_of(&base, "devx_obj") + 2 &&
+			  objs_of(&held, "umem") == objs_of(&base, "umem") + 2 && back,
+		  "held: subscriptions %ld, DevX objects %ld, umems %ld (baseline %ld, %ld, %ld); "
+		  "after SIGKILL every count back to its baseline: %s%s",
+		  objs_of(&held, "devx_sub"), objs_of(&held, "devx_obj"), objs_of(&held, "umem"),
+		  objs_of(&base, "devx_sub"), objs_of(&base, "devx_obj"), objs_of(&base, "umem"),
+		  back ? "yes" : "no:", diff);
 	close(p[0]);
 	close(p[1]);
 }
@@ -304,6 +451,7 @@ int main(int argc, char **argv)
 	refused(ctx);
 	async_query(ctx);
 	port_events(ctx);
+	dct_drain(ctx);
 	ibv_close_device(ctx);
 	vt_result("devx_event_cleanup", subs() == base, "subscriptions %lld, baseline %lld", subs(), base);
 	kill9(dev);

@@ -7,9 +7,10 @@
 # ucx_perftest runs over each of them, server and client in this guest
 # on softcx_0's address: UCT's am_bw (and put_bw where the transport has
 # RDMA), UCP's tag_lat and tag_bw with UCX_TLS naming the transport.
-# First without DevX contexts (softcx's default): UCX's mlx5 transports run
-# on their direct-verbs path (UCX_IB_MLX5_DEVX=no says so); then again
-# with devx=1 on UCX's DevX path (results ending _devx).
+# softcx grants DevX contexts (its default, as mlx5_ib). First UCX's mlx5
+# transports run on their direct-verbs path (UCX_IB_MLX5_DEVX=no says
+# so); then again on UCX's DevX path with UCX's default DevX objects
+# (results ending _devx).
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 
@@ -119,14 +120,14 @@ ucx_round() {
 }
 
 ucx_round ""
-softcx_down ucx
 
-# With DevX contexts (devx=1) UCX takes its DevX path: its RC QPs made
-# with DEVX_OBJ on umems, its events through a DevX event channel. Only
-# the QPs (UCX_IB_MLX5_DEVX_OBJECTS=rcqp): its SRQs would be RMPs, which
-# softcx does not offer yet.
-softcx_up ucx_devx devx=1
-export UCX_IB_MLX5_DEVX=yes UCX_IB_MLX5_DEVX_OBJECTS=rcqp
+# UCX's DevX path, with UCX's own choice of DevX objects
+# (UCX_IB_MLX5_DEVX_OBJECTS=rcqp,rcsrq,dct,dcsrq,dci): its RC QPs and DCIs
+# made with DEVX_OBJ on umems, its DCTs with DEVX_OBJ CREATE_DCT (drained
+# before their destroy), its events through a DevX event channel. Its SRQs
+# stay verbs SRQs: softcx offers no RMP (log_max_rmp 0), and UCX then
+# makes none.
+export UCX_IB_MLX5_DEVX=yes
 # CREATE_UMEMs the device ran: UCX's DevX QPs live on umems.
 umems() { awk '$1 == "0x0a08" { n = $3 } END { print n + 0 }' /sys/kernel/debug/softcx/softcx_0/cmd_stats; }
 u0=$(umems)
@@ -137,5 +138,5 @@ if [ "$u1" -gt "$u0" ]; then
 else
 	result ucx_devx_umems FAIL "CREATE_UMEM $u0 -> $u1: UCX never took its DevX path"
 fi
-softcx_down ucx_devx
+softcx_down ucx
 finish
