@@ -124,19 +124,24 @@ ucx_round ""
 # UCX's DevX path, with UCX's own choice of DevX objects
 # (UCX_IB_MLX5_DEVX_OBJECTS=rcqp,rcsrq,dct,dcsrq,dci): its RC QPs and DCIs
 # made with DEVX_OBJ on umems, its DCTs with DEVX_OBJ CREATE_DCT (drained
-# before their destroy), its events through a DevX event channel. Its SRQs
-# stay verbs SRQs: softcx offers no RMP (log_max_rmp 0), and UCX then
-# makes none.
+# before their destroy), its SRQs as RMPs (rc_mlx5's cyclic), its events
+# through a DevX event channel.
 export UCX_IB_MLX5_DEVX=yes
-# CREATE_UMEMs the device ran: UCX's DevX QPs live on umems.
-umems() { awk '$1 == "0x0a08" { n = $3 } END { print n + 0 }' /sys/kernel/debug/softcx/softcx_0/cmd_stats; }
-u0=$(umems)
+# How often the device ran a command (cmd_stats): CREATE_UMEM for UCX's
+# DevX QPs, CREATE_RMP for its SRQs.
+ran() { awk -v op="$1" '$1 == op { n = $3 } END { print n + 0 }' /sys/kernel/debug/softcx/softcx_0/cmd_stats; }
+u0=$(ran 0x0a08) r0=$(ran 0x090c)
 ucx_round _devx
-u1=$(umems)
+u1=$(ran 0x0a08) r1=$(ran 0x090c)
 if [ "$u1" -gt "$u0" ]; then
 	result ucx_devx_umems PASS "CREATE_UMEM $u0 -> $u1: UCX's QPs on its DevX path"
 else
 	result ucx_devx_umems FAIL "CREATE_UMEM $u0 -> $u1: UCX never took its DevX path"
+fi
+if [ "$r1" -gt "$r0" ]; then
+	result ucx_devx_rmps PASS "CREATE_RMP $r0 -> $r1: UCX's SRQs are RMPs"
+else
+	result ucx_devx_rmps FAIL "CREATE_RMP $r0 -> $r1: UCX made no RMP"
 fi
 softcx_down ucx
 finish
