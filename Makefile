@@ -212,7 +212,7 @@ VERBS_DIR := $(BUILD)/verbs
 VERBS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror
 
 .PHONY: verbs-tests soak
-VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells counted_errors big_wqe devx_other uar_objects devx_events
+VERBS_PROGS := verbs_objects wqe_fuzz iommu_bug robust uverbs_fuzz ctx_leak_repro async_events uar_doorbells counted_errors big_wqe devx_other uar_objects devx_events devx_isolation
 verbs-tests: $(addprefix $(VERBS_DIR)/,$(VERBS_PROGS)) $(VERBS_DIR)/idle_qps
 # The benchmark's 1000 idle QPs, for the doorbell-scheduling test too.
 $(VERBS_DIR)/idle_qps: $(BENCH_BIN)/idle_qps

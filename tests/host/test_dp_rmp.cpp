@@ -86,6 +86,27 @@ protected:
 		put32(w + 36, invalid_lkey);
 	}
 	void post(u16 n) { store_be32(ring + dbr_off, posted += n); }
+	// a -> b, RC, b receiving from RMP rmpn.
+	struct pair_t {
+		qp_t *a, *b;
+		cq_t *br;
+	};
+	pair_t connect(u32 rmpn)
+	{
+		cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
+		qp_t &a = make_qp(SCX_QPT_RC, as, ar);
+		qp_t &b = make_qp(SCX_QPT_RC, bs, br, rmpn);
+		EXPECT_TRUE(b.alive);
+		bring_up(a, b.qpn, {});
+		bring_up(b, a.qpn, {});
+		return {&a, &b, &br};
+	}
+	void send(qp_t &a, const u8 *msg, u32 len)
+	{
+		wqe_b w;
+		w.inl(msg, len);
+		post_send(a, op::send, w);
+	}
 
 	u16 uid = 0;
 	u32 umem = 0, upd = 0;
@@ -101,12 +122,7 @@ TEST_F(DpRmp, CyclicRmpFeedsReceivesInRingOrder)
 {
 	u32 rmpn = 0;
 	ASSERT_EQ(create(prm::wq_type::cyclic, &rmpn), 0);
-	cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
-	qp_t &a = make_qp(SCX_QPT_RC, as, ar);
-	qp_t &b = make_qp(SCX_QPT_RC, bs, br, rmpn);
-	ASSERT_TRUE(b.alive);
-	bring_up(a, b.qpn, {});
-	bring_up(b, a.qpn, {});
+	auto [a, b, br] = connect(rmpn);
 	mr_t &dst = make_mr(8 * 256, SCX_ACCESS_LOCAL_WRITE);
 	// next_wqe_index points backwards: a linked list would go 0, 7, 6.
 	for (u16 i = 0; i < 8; i++)
@@ -115,12 +131,10 @@ TEST_F(DpRmp, CyclicRmpFeedsReceivesInRingOrder)
 	u8 msg[64];
 	for (int i = 0; i < 3; i++) {
 		fill(msg, sizeof(msg), u8(i * 16));
-		wqe_b w;
-		w.inl(msg, u32(sizeof(msg)));
-		post_send(a, op::send, w);
+		send(*a, msg, sizeof(msg));
 	}
 	pump();
-	auto rsp = drain(br);
+	auto rsp = drain(*br);
 	ASSERT_EQ(rsp.size(), 3u);
 	for (u16 i = 0; i < 3; i++) {
 		EXPECT_EQ(rsp[i].opcode(), cqe_op::resp_send);
@@ -157,16 +171,14 @@ TEST_F(DpRmp, CyclicRmpFeedsReceivesInRingOrder)
 	prm::set(m, prm::modify_rmp_in::rmp_state, prm::rmpc_state::rdy);
 	ASSERT_EQ(use(1, m, sizeof(m), mo, sizeof(mo)), 0);
 	post(1);
-	wqe_b w;
-	w.inl(msg, u32(sizeof(msg)));
-	post_send(a, op::send, w);
+	send(*a, msg, sizeof(msg));
 	pump();
-	EXPECT_TRUE(drain(br).empty());
+	EXPECT_TRUE(drain(*br).empty());
 	ASSERT_EQ(use(2, q, sizeof(q), qo, sizeof(qo)), 0);
 	EXPECT_EQ(prm::get(ctx, prm::rmpc::state), prm::rmpc_state::err);
 	EXPECT_EQ(prm::get(wq, prm::wq::hw_counter), 3u);
 
-	destroy_qp(b);
+	destroy_qp(*b);
 	EXPECT_EQ(scx_devx_obj_destroy(drv, rmp_end), 0);
 	rmp_name = 0;
 }
@@ -178,23 +190,16 @@ TEST_F(DpRmp, LinkedListRmpFollowsTheChainAndRefusals)
 {
 	u32 rmpn = 0;
 	ASSERT_EQ(create(prm::wq_type::linked_list, &rmpn), 0);
-	cq_t &as = make_cq(), &ar = make_cq(), &bs = make_cq(), &br = make_cq();
-	qp_t &a = make_qp(SCX_QPT_RC, as, ar);
-	qp_t &b = make_qp(SCX_QPT_RC, bs, br, rmpn);
-	bring_up(a, b.qpn, {});
-	bring_up(b, a.qpn, {});
+	auto [a, b, br] = connect(rmpn);
 	mr_t &dst = make_mr(8 * 256, SCX_ACCESS_LOCAL_WRITE);
 	for (u16 i = 0; i < 8; i++)
 		wqe(i, u16((i + 3) % 8), dst, i * 256, 256);
 	post(3);
 	u8 msg[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	for (int i = 0; i < 3; i++) {
-		wqe_b w;
-		w.inl(msg, u32(sizeof(msg)));
-		post_send(a, op::send, w);
-	}
+	for (int i = 0; i < 3; i++)
+		send(*a, msg, sizeof(msg));
 	pump();
-	auto rsp = drain(br);
+	auto rsp = drain(*br);
 	ASSERT_EQ(rsp.size(), 3u);
 	const u16 order[3] = {0, 3, 6};
 	for (int i = 0; i < 3; i++)
@@ -203,7 +208,7 @@ TEST_F(DpRmp, LinkedListRmpFollowsTheChainAndRefusals)
 	u16 limit = 0;
 	EXPECT_NE(scx_verbs_query_srq(drv, rmpn, &limit), 0);
 	EXPECT_NE(scx_verbs_destroy_srq(drv, rmpn), 0);
-	destroy_qp(b);
+	destroy_qp(*b);
 
 	// Striding WQEs are refused (BAD_PARAM, EREMOTEIO from the device).
 	u32 other = 0;

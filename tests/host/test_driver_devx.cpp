@@ -25,6 +25,27 @@
 using namespace scx;
 using namespace driver_hca_test;
 
+namespace {
+
+// CREATE_CQ of 64 CQEs at the start of umem, its record in the umem's
+// second page. The command does not say the memory is in umems: the
+// driver does.
+std::vector<u8> devx_cq_cmd(u32 uar, u32 eqn, u32 umem)
+{
+	std::vector<u8> in(prm::create_cq_in::size_bytes);
+	prm::set(in.data(), prm::mbox_in::opcode, prm::op::create_cq);
+	u8 *cqc = prm::at(in.data(), prm::create_cq_in::cq_context);
+	prm::set(cqc, prm::cqc::log_cq_size, 6);
+	prm::set(cqc, prm::cqc::uar_page, uar);
+	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, eqn);
+	prm::set(cqc, prm::cqc::dbr_umem_id, umem);
+	prm::set(cqc, prm::cqc::dbr_addr, 4096);
+	prm::set(in.data(), prm::create_cq_in::cq_umem_id, umem);
+	return in;
+}
+
+} // namespace
+
 // DEVX_OTHER's rules (driver/devx.h): the driver picks the uid, whatever the
 // caller wrote; a context without DevX reaches only the whitelisted queries.
 TEST_F(DriverHca, DevxGeneralCommandsRunUnderTheDriversUid)
@@ -95,17 +116,7 @@ TEST_F(DriverHca, DevxObjectsLiveInUmemsAndDieByTheirOwnCommand)
 	result<u32> uar = driver::cmd::alloc_uar(cmd(), *u);
 	ASSERT_TRUE(uar);
 
-	// A CQ of 64 CQEs at the umem's start, its record in the second page.
-	// The command does not say the memory is in umems: the driver does.
-	std::vector<u8> in(prm::create_cq_in::size_bytes), out(prm::create_cq_out::size_bytes);
-	prm::set(in.data(), prm::mbox_in::opcode, prm::op::create_cq);
-	u8 *cqc = prm::at(in.data(), prm::create_cq_in::cq_context);
-	prm::set(cqc, prm::cqc::log_cq_size, 6);
-	prm::set(cqc, prm::cqc::uar_page, *uar);
-	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, drv->comp_eqn(0));
-	prm::set(cqc, prm::cqc::dbr_umem_id, *umem);
-	prm::set(cqc, prm::cqc::dbr_addr, 4096);
-	prm::set(in.data(), prm::create_cq_in::cq_umem_id, *umem);
+	std::vector<u8> in = devx_cq_cmd(*uar, drv->comp_eqn(0), *umem), out(prm::create_cq_out::size_bytes);
 	u64 name = 0;
 	driver::devx::obj_destroy_cmd destroy;
 	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
@@ -269,19 +280,11 @@ TEST_F(DriverHca, DevxDctIsDrainedBeforeItIsDestroyed)
 	u64 name = 0;
 	driver::devx::obj_destroy_cmd pd_end, cq_end, dct_end;
 
-	std::vector<u8> in(prm::create_cq_in::size_bytes), out(prm::create_cq_out::size_bytes);
+	std::vector<u8> in(16), out(prm::create_cq_out::size_bytes);
 	prm::set(in.data(), prm::mbox_in::opcode, prm::op::alloc_pd);
 	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), 16, out.data(), 16, &name, &pd_end));
 	u32 pdn = u32(prm::get(out.data(), prm::alloc_pd_out::pd));
-	in.assign(in.size(), 0);
-	prm::set(in.data(), prm::mbox_in::opcode, prm::op::create_cq);
-	u8 *cqc = prm::at(in.data(), prm::create_cq_in::cq_context);
-	prm::set(cqc, prm::cqc::log_cq_size, 6);
-	prm::set(cqc, prm::cqc::uar_page, *uar);
-	prm::set(cqc, prm::cqc::c_eqn_or_apu_element, drv->comp_eqn(0));
-	prm::set(cqc, prm::cqc::dbr_umem_id, *umem);
-	prm::set(cqc, prm::cqc::dbr_addr, 4096);
-	prm::set(in.data(), prm::create_cq_in::cq_umem_id, *umem);
+	in = devx_cq_cmd(*uar, drv->comp_eqn(0), *umem);
 	ASSERT_TRUE(driver::devx::obj_create(*drv, *u, in.data(), u32(in.size()), out.data(), u32(out.size()), &name,
 					     &cq_end));
 	u32 cqn = u32(prm::get(out.data(), prm::create_cq_out::cqn));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * devx_events: DevX event channels and asynchronous commands in a DevX
- * context (softcx loaded with devx=1).
+ * context (softcx's default, devx=1).
  *
  *   devx_events -d DEV -D DEBUGFS_DIR -N NETDEV
  *

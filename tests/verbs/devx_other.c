@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * devx_other: what a context reaches of the DevX ABI through libmlx5, as
- * mlx5_ib allows it: a context without DevX (softcx's default), or with -x
- * a DevX context (softcx loaded with devx=1).
+ * mlx5_ib allows it: a context without DevX (softcx loaded with devx=0), or
+ * with -x a DevX context (softcx's default).
  *
  *   devx_other -d DEV -D DEBUGFS_DIR [-x -g GIDX]
  *

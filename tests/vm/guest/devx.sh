@@ -7,8 +7,9 @@
 # the context's uid, and verbs objects that carry it (an RDMA WRITE in
 # devx_other, and ibv_rc_pingpong, whose contexts are all DevX contexts),
 # DEVX_OBJ DCTs, event channels and async commands
-# (build/verbs/devx_events). The cases are listed in
-# tests/verbs/devx_other.c and devx_events.c.
+# (build/verbs/devx_events), and one process's DevX context kept from
+# another's objects (build/verbs/devx_isolation). The cases are listed in
+# tests/verbs/devx_other.c, devx_events.c and devx_isolation.c.
 set -uo pipefail
 # shellcheck source=common.sh
 . "${BASH_SOURCE%/*}/common.sh"
@@ -33,6 +34,8 @@ if pingpong_pair $dev "$GIDX" ibv_rc_pingpong -n 200 -c; then
 else
 	result devx_rc_pingpong FAIL
 fi
+# One process's DevX context against another's objects and the kernel's.
+run_program devx_isolation 120 /harness/extra/devx_isolation -d $dev -D $dbg -g "$GIDX"
 # Last: it takes dummy0 down and up (the port's events).
 run_program devx_events 120 /harness/extra/devx_events -d $dev -D $dbg -N dummy0
 grep -E '^(uctx|uar|devx_sub|devx_obj|umem) ' $dbg/objects
