@@ -324,6 +324,7 @@ static const struct ib_device_ops scx_ib_ops = {
 	.query_qp = scx_query_qp,
 	.query_srq = scx_query_srq,
 	.reg_user_mr = scx_reg_user_mr,
+	.rereg_user_mr = scx_rereg_user_mr,
 	.req_notify_cq = scx_req_notify_cq,
 	.resize_cq = scx_resize_cq,
 

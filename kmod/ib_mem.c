@@ -216,6 +216,10 @@ struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iov
 		goto err_umem;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	/* The core sets these after a registration, not after a rereg. */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->access = access;
 	scx_obj_inc(ibpd->device, SCX_OBJ_MR);
 	return &mr->ibmr;
 
@@ -240,6 +244,32 @@ int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	scx_obj_dec(ibmr->device, SCX_OBJ_MR);
 	kfree(mr);
 	return 0;
+}
+
+/*
+ * Rereg: a new mkey for the MR's new PD, access or translation (what the
+ * flags do not change is the old MR's), as mlx5_ib makes one when it
+ * cannot update the mkey in place; the core then destroys the old MR and
+ * hands the new one (new keys) to the same handle. The old keys stop
+ * working at once, as a ConnectX's do when its mkey is replaced.
+ */
+struct ib_mr *scx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, u64 iova,
+				int access, struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
+
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	return scx_reg_user_mr(pd, start, length, iova, access, udata);
 }
 
 /* A memory window: a free key until the user binds it with a UMR WQE. */

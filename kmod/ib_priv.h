@@ -133,6 +133,7 @@ struct scx_mw {
 struct scx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	int access;	/* a user MR's verbs access flags (rereg keeps them) */
 	/* A fast-registration MR (ib_alloc_mr): its key and page list. */
 	struct scx_kmr *kmr;
 	u64 *pages;
@@ -221,6 +222,8 @@ int scx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *scx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova, int access,
 			      struct ib_udata *udata);
 int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *scx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, u64 iova,
+				int access, struct ib_pd *pd, struct ib_udata *udata);
 int scx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int scx_dealloc_mw(struct ib_mw *ibmw);
 int scx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr, struct ib_udata *udata);
