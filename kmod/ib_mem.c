@@ -247,28 +247,26 @@ int scx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 }
 
 /*
- * Rereg: a new mkey for the MR's new PD, access or translation (what the
- * flags do not change is the old MR's), as mlx5_ib makes one when it
- * cannot update the mkey in place; the core then destroys the old MR and
- * hands the new one (new keys) to the same handle. The old keys stop
- * working at once, as a ConnectX's do when its mkey is replaced.
+ * Rereg of the translation: a new mkey over the new range, with the new
+ * PD or access if the flags change them too; the core then destroys the
+ * old MR and puts the new one (new keys) behind the same handle, the old
+ * keys dead at once. A rereg of only the PD or access is EOPNOTSUPP:
+ * a ConnectX keeps the keys then (mlx5_ib rewrites the mkey in place
+ * with UMR), which softcx's driver cannot do yet, and users rely on it.
  */
 struct ib_mr *scx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, u64 iova,
 				int access, struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct scx_mr *mr = container_of(ibmr, struct scx_mr, ibmr);
 
+	if (!(flags & IB_MR_REREG_TRANS))
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
 	if (!(flags & IB_MR_REREG_PD))
 		pd = ibmr->pd;
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	if (!(flags & IB_MR_REREG_TRANS)) {
-		start = mr->umem->address;
-		length = ibmr->length;
-		iova = ibmr->iova;
-	}
 	return scx_reg_user_mr(pd, start, length, iova, access, udata);
 }
 
