@@ -363,7 +363,7 @@ void device::eq_event(eq &q, const u8 *e)
 	case et::dct_key_violation: {
 		// A destroy in the kernel waits for DCT_DRAINED; DevX users may
 		// have subscribed to either.
-		u32 dctn = u32(prm::get(d, prm::eqe_dct::dctn)) & 0xffffff;
+		u32 dctn = u32(prm::get(d, prm::eqe_dct::number));
 		user_event(e);
 		if (type == et::dct_drained)
 			drains_.drained(dctn);

@@ -62,7 +62,7 @@ u64 eqe_event_key(const u8 *eqe)
 		return event_key(type, 0);
 	case et::dct_drained:
 	case et::dct_key_violation:
-		return event_key(type, obj_name(prm::op::create_dct, u32(prm::get(d, prm::eqe_dct::dctn)) & 0xffffff));
+		return event_key(type, obj_name(prm::op::create_dct, u32(prm::get(d, prm::eqe_dct::number))));
 	default:
 		if (!qp_event(type) || prm::get(d, prm::eqe_qp_srq::type) != prm::event_queue_type::qp)
 			return 0;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "driver/devx_obj.h"
 
-#include "prm/cmd.h"
 #include "driver/dct.h"
+#include "prm/cmd.h"
 #include "prm/cq.h"
 #include "prm/dct.h"
 #include "prm/gen_obj.h"
@@ -247,8 +247,8 @@ status obj_destroy(device &dev, const obj_destroy_cmd &d)
 	// A DCT may still have requests in flight: DRAIN_DCT and its event
 	// first, bounded (dct.h).
 	if (opcode_of(d.in) == op::destroy_dct)
-		return end_dct(dev, read_loc(d.in, at(prm::destroy_dct_in::dctn)),
-			       u16(prm::get(d.in, prm::mbox_in::uid)));
+		return end_dct(dev, u32(prm::get(d.in, prm::destroy_dct_in::dctn)),
+			       u16(prm::get(d.in, prm::destroy_dct_in::uid)));
 	u8 out[prm::mbox_out::size_bytes] = {};
 	return dev.cmd().exec(d.in, sizeof(d.in), out, sizeof(out), cmd_if::f_quiet);
 }

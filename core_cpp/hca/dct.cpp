@@ -206,7 +206,7 @@ void dct_table::destroy(cmd_ctx &c)
 void dct_table::drained(u32 dctn)
 {
 	u8 data[prm::eqe::event_data.size] = {};
-	prm::set(data, prm::eqe_dct::dctn, dctn);
+	prm::set(data, prm::eqe_dct::number, dctn);
 	d_.eqs->post_event(prm::event_type::dct_drained, 0, data);
 }
 

@@ -58,7 +58,7 @@ void data_path::dc_key_violation(dct_runtime &t)
 		return;
 	t.key_armed = 0;
 	u8 data[prm::eqe::event_data.size] = {};
-	prm::set(data, prm::eqe_dct::dctn, t.dctn);
+	prm::set(data, prm::eqe_dct::number, t.dctn);
 	d_.eqs->post_event(prm::event_type::dct_key_violation, 0, data);
 }
 

@@ -104,5 +104,5 @@ constexpr u32 size_bytes = 0x10;
 
 // The EQE data of DCT_DRAINED and DCT_KEY_VIOLATION (struct mlx5_eqe_dct).
 namespace scx::prm::eqe_dct {
-constexpr field<0xc0, 32> dctn{};  // the DCT number in bits 23:0
+constexpr field<0xc8, 24> number{}; // the DCT: the low 24 bits of the kernel's __be32 dctn
 } // namespace scx::prm::eqe_dct

@@ -69,7 +69,8 @@ TEST(DevxEvent, EqesReachTheKeyOfTheirObject)
 	u8 dct[64] = {};
 	d = prm::at(dct, prm::eqe::event_data);
 	prm::set(dct, prm::eqe::event_type, et::dct_drained);
-	prm::set(d, prm::eqe_dct::dctn, 0xab000042);
+	// The kernel's __be32 dctn whole: its top byte is not the number's.
+	store_be<u32>(d + prm::eqe_dct::number.bit_off / 8 - 1, 0xab000042);
 	EXPECT_EQ(driver::devx::eqe_event_key(dct), event_key(et::dct_drained, obj_name(prm::op::create_dct, 0x42)));
 	prm::set(dct, prm::eqe::event_type, et::dct_key_violation);
 	EXPECT_EQ(driver::devx::eqe_event_key(dct),

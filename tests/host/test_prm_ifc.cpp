@@ -40,7 +40,7 @@ const std::set<std::string> k_own_fields = {
 	"cqe64.grh_present", "cqe64.l3_type", "cqe64.rqpn", "cqe64.sop", "err_cqe.wqe_opcode", "err_cqe.qpn",
 	"wqe_ctrl_seg.opmod", "wqe_ctrl_seg.wqe_index", "wqe_ctrl_seg.opcode", "wqe_ctrl_seg.qpn",
 	"wqe_ctrl_seg.ds", "wqe_ctrl_seg.fence", "wqe_ctrl_seg.ce", "wqe_ctrl_seg.se",
-	"wqe_inline_seg.inline_flag", "wqe_inline_seg.length", "eqe_qp_srq.number",
+	"wqe_inline_seg.inline_flag", "wqe_inline_seg.length", "eqe_qp_srq.number", "eqe_dct.number",
 	// struct mlx5_av nests the Q_Key in a union and keeps rmac as bytes.
 	"av.qkey", "av.dc_key", "av.rmac_47_16", "av.rmac_15_0", "av.extended", "av.dqpn", "av.sgid_index",
 	"av.flow_label",

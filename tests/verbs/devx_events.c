@@ -397,8 +397,10 @@ static void kill9(const char *dev)
 	char ok = 0;
 	pid_t pid;
 
-	if (pipe(p) || !vt_objects_read(dbg, &base))
+	if (pipe(p) || !vt_objects_read(dbg, &base)) {
+		vt_result("devx_event_kill9", false, "setup: %s", strerror(errno));
 		return;
+	}
 	pid = fork();
 	if (!pid)
 		holder(dev, p[1]);
