@@ -176,6 +176,11 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags)
 	spin_unlock_irqrestore(&lock->lock, flags);
 }
 
+bool scx_env_spin_contended(struct scx_spinlock *lock)
+{
+	return spin_is_contended(&lock->lock);
+}
+
 bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
 {
 	unsigned long f;

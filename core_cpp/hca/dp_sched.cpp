@@ -91,11 +91,16 @@ void data_path::run_timers()
 // hold_us 0 lets go after every one.
 void data_path::relax()
 {
-	if (!held_ || !debt_ || (policy_.hold_us && debt_ % clock_every))
+	if (!held_ || !debt_)
 		return;
-	now_ = scx_env_now_ns();
-	if (now_ - hold_since_ < u64(policy_.hold_us) * 1000)
-		return;
+	// Someone waits (a writer's doorbell, a command): let it in now.
+	if (!lock_.contended()) {
+		if (policy_.hold_us && debt_ % clock_every)
+			return;
+		now_ = scx_env_now_ns();
+		if (now_ - hold_since_ < u64(policy_.hold_us) * 1000)
+			return;
+	}
 	debt_ = 0;
 	held_->relax();
 	hold_since_ = now_ = scx_env_now_ns();

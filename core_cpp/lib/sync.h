@@ -44,6 +44,8 @@ public:
 	[[gnu::always_inline]] unsigned long lock() { return scx_env_spin_lock(lock_); }
 	[[gnu::always_inline]] void unlock(unsigned long flags) { scx_env_spin_unlock(lock_, flags); }
 	[[gnu::always_inline]] bool try_lock(unsigned long *flags) { return scx_env_spin_trylock(lock_, flags); }
+	// By its holder: someone waits for it.
+	bool contended() { return scx_env_spin_contended(lock_); }
 
 private:
 	scx_spinlock *lock_ = nullptr;

@@ -42,12 +42,16 @@ void note_sleep()
 // Virtual time added to the clock (host_env::clock_step_per_unlock).
 std::atomic<uint64_t> g_clock_skew{0};
 thread_local uint64_t t_unlock_step = 0;
+thread_local uint64_t t_unlocks[SCX_LOCK_CLASSES];
+std::atomic<bool> g_force_contended{false};
 
 } // namespace
 
 namespace host_env {
 
 void clock_step_per_unlock(uint64_t ns) { t_unlock_step = ns; }
+void force_contended(bool on) { g_force_contended = on; }
+uint64_t unlocks(unsigned lock_class) { return t_unlocks[lock_class]; }
 
 unsigned long dma_refused()
 {
@@ -151,8 +155,13 @@ void *scx_env_dma_to_cpu(struct scx_dma_domain *, uint64_t dma, size_t len)
 	return reinterpret_cast<void *>(dma);
 }
 
+// A ticket lock: first come, first served, as the kernel's queued
+// spinlock is (a holder that lets go and takes it again goes behind a
+// waiter; std::mutex would let it barge ahead).
 struct scx_spinlock {
-	std::mutex mu;
+	std::atomic<unsigned> next{0};
+	std::atomic<unsigned> serving{0};
+	unsigned lock_class;
 };
 
 struct scx_spinlock *scx_env_spin_new(unsigned int lock_class)
@@ -160,7 +169,9 @@ struct scx_spinlock *scx_env_spin_new(unsigned int lock_class)
 	if (lock_class >= SCX_LOCK_CLASSES)
 		return nullptr;
 	g_live++;
-	return new scx_spinlock;
+	auto *l = new scx_spinlock;
+	l->lock_class = lock_class;
+	return l;
 }
 
 void scx_env_spin_free(struct scx_spinlock *lock)
@@ -172,9 +183,17 @@ void scx_env_spin_free(struct scx_spinlock *lock)
 
 unsigned long scx_env_spin_lock(struct scx_spinlock *lock)
 {
-	lock->mu.lock();
+	unsigned ticket = lock->next.fetch_add(1, std::memory_order_relaxed);
+	while (lock->serving.load(std::memory_order_acquire) != ticket)
+		std::this_thread::yield();
 	t_locks_held++;
 	return 0;
+}
+
+bool scx_env_spin_contended(struct scx_spinlock *lock)
+{
+	return g_force_contended.load(std::memory_order_relaxed) ||
+	       lock->next.load(std::memory_order_relaxed) - lock->serving.load(std::memory_order_relaxed) > 1;
 }
 
 void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
@@ -182,7 +201,8 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
 	if (t_unlock_step)
 		g_clock_skew += t_unlock_step;
 	t_locks_held--;
-	lock->mu.unlock();
+	t_unlocks[lock->lock_class]++;
+	lock->serving.fetch_add(1, std::memory_order_release);
 }
 
 bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
@@ -192,7 +212,8 @@ bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)
 		;
 	if (n)
 		return false;
-	if (!lock->mu.try_lock())
+	unsigned now = lock->serving.load(std::memory_order_acquire);
+	if (!lock->next.compare_exchange_strong(now, now + 1, std::memory_order_acquire))
 		return false;
 	t_locks_held++;
 	*flags = 0;

@@ -28,6 +28,10 @@ void fail_trylocks(unsigned n);
 // on by ns, as if the CPU went elsewhere whenever a lock was let go; 0
 // stops it. The time added stays.
 void clock_step_per_unlock(uint64_t ns);
+// While on, every lock says someone waits for it (scx_env_spin_contended).
+void force_contended(bool on);
+// Unlocks of the class's spinlocks on the calling thread so far.
+uint64_t unlocks(unsigned lock_class);
 // Live env allocations, for leak checks around a test.
 long live_allocations();
 

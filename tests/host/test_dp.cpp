@@ -2,6 +2,8 @@
 // The hca's data path on one port, driven as libmlx5 drives it (the
 // fixture, dp_fixture.h, says how).
 #include "dp_fixture.h"
+#include "host_env.h"
+#include "lib/sync.h"
 
 // SEND gathers from several data segments (one crossing a page of an MR
 // that starts mid-page) and scatters into a two-segment receive; SEND_IMM
@@ -923,4 +925,58 @@ TEST_F(DpSched, ATrapReadsOnlyTheArmWordsOfTheCqsItNamed)
 	EXPECT_EQ(dp_stats().arm_reads - before, 0u);
 	EXPECT_EQ(drain(*p.br).size(), 1u);
 	EXPECT_EQ(p.br->events.load(), 1);
+}
+
+// A pass holds the data path's lock for up to hold_us between packets,
+// but not while someone waits for it: a command gets in after the packet
+// in progress, not after the pass. Here the hold is 100 s; the same pass
+// of 16 QPs' 64 KiB WRITEs lets the lock go a few times with no waiter,
+// and after every packet while one waits.
+TEST_F(Dp, AWaiterGetsTheLockAfterThePacketNotThePass)
+{
+	constexpr int npairs = 16;
+	constexpr u32 len = 64 * 1024;
+	constexpr unsigned dp_lock = unsigned(scx::lock_class::hca_dp);
+	std::vector<pair_t> ps;
+	for (int i = 0; i < npairs; i++)
+		ps.push_back(pair());
+	mr_t &src = make_mr(len, 0);
+	mr_t &dst = make_mr(size_t(len) * npairs, SCX_ACCESS_LOCAL_WRITE | SCX_ACCESS_REMOTE_WRITE);
+	fill(src.cpu(), len, 7);
+	pump(); // the QPs' moves to RTS are swept now, not in the passes below
+	scx_hca_dp_hold_us(hca, 100000000);
+	// One pass: what it received and how often it let the lock go.
+	auto one_pass = [&](bool waiter) {
+		for (int i = 0; i < npairs; i++) {
+			send_opts so;
+			so.ring = false;
+			wqe_b w;
+			w.raddr(dst.va(size_t(len) * i), dst.key).data(src.va(), len, src.key);
+			post_send(*ps[i].a, op::rdma_write, w, so);
+		}
+		// Found by the next pass's sweep, once one is due.
+		std::this_thread::sleep_for(std::chrono::milliseconds(15));
+		u64 rx = dp_stats().rx_pkts;
+		u64 unlocks = host_env::unlocks(dp_lock);
+		host_env::force_contended(waiter);
+		scx_hca_poll(hca);
+		host_env::force_contended(false);
+		return std::pair{dp_stats().rx_pkts - rx, host_env::unlocks(dp_lock) - unlocks};
+	};
+	auto [alone_rx, alone_unlocks] = one_pass(false);
+	auto [waited_rx, waited_unlocks] = one_pass(true);
+	EXPECT_GT(alone_rx, 256u);
+	EXPECT_LT(alone_unlocks, 16u);
+	EXPECT_GT(waited_rx, 256u);
+	EXPECT_GE(waited_unlocks, waited_rx);
+	scx_hca_dp_hold_us(hca, 20);
+	int done = 0;
+	for (int spins = 0; done < 2 * npairs && spins < 10000; spins++) {
+		scx_hca_poll(hca);
+		for (auto &p : ps)
+			done += int(drain(*p.as).size());
+	}
+	EXPECT_EQ(done, 2 * npairs);
+	for (int i = 0; i < npairs; i++)
+		EXPECT_EQ(std::memcmp(dst.cpu() + size_t(len) * i, src.cpu(), len), 0) << i;
 }

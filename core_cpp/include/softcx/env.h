@@ -53,6 +53,8 @@ unsigned long scx_env_spin_lock(struct scx_spinlock *lock);
 void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long flags);
 /* Takes the lock only if it is free (then *flags as from spin_lock): true. */
 bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags);
+/* By the holder: whether another context is waiting for the lock (a hint). */
+bool scx_env_spin_contended(struct scx_spinlock *lock);
 
 /* One-shot waits (command completion): sleep only in process context. */
 struct scx_completion;
