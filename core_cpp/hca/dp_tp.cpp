@@ -238,7 +238,7 @@ tp_fetch dp_tp_ops::fetch_wqe(tp_qp &q, tp_send_wr *wr)
 		rt.sq_ci = beyond ? pi : u16(idx + 1);
 		if (unreadable)
 			d.qp_event(rt, prm::event_type::wq_catas_error);
-		return tp_fetch::ok;
+		return rt.sq_ci == pi ? tp_fetch::last : tp_fetch::ok;
 	}
 	d.wqe_qpn_ = rt.qpn;
 	d.wqe_idx_ = idx;
@@ -249,7 +249,7 @@ tp_fetch dp_tp_ops::fetch_wqe(tp_qp &q, tp_send_wr *wr)
 	wr->syndrome = d.parse_wqe(rt, d.wqe_, ds, wr);
 	if (wr->syndrome)
 		wr->tag |= tag_signaled;   // an error always completes
-	return tp_fetch::ok;
+	return rt.sq_ci == pi ? tp_fetch::last : tp_fetch::ok;
 }
 
 bool dp_tp_ops::gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len)

@@ -87,7 +87,9 @@ struct tp_recv_done {
 	u8 syndrome = 0;    // a local error: an error CQE
 };
 
-enum class tp_fetch : u8 { none, ok };
+// A WQE was taken (ok), and the send queue held nothing after it when
+// looked at (last: the engine looks again only after a doorbell); none.
+enum class tp_fetch : u8 { none, ok, last };
 enum class tp_recv : u8 { none, ok, fault };
 
 // Remote access the responder checks (mkey rights).

@@ -176,10 +176,13 @@ bool transport::req_fetch(tp_qp &q)
 		return false;
 	tp_flight &f = q.flights[q.tail % q.flight_cap];
 	f = tp_flight{};
-	if (ops_.fetch_wqe(q, &f.wr) != tp_fetch::ok) {
+	tp_fetch r = ops_.fetch_wqe(q, &f.wr);
+	if (r == tp_fetch::none) {
 		q.fetch_done = true;
 		return false;
 	}
+	// Nothing after it: no turn just to find the queue empty.
+	q.fetch_done = r == tp_fetch::last;
 	q.tail++;
 	return true;
 }

@@ -27,7 +27,7 @@ tp_fetch node::fetch_wqe(tp_qp &q, tp_send_wr *wr)
 	*wr = s.sq.front().wr;
 	s.local[wr->index] = s.sq.front().local;
 	s.sq.pop_front();
-	return tp_fetch::ok;
+	return s.sq.empty() ? tp_fetch::last : tp_fetch::ok;
 }
 
 bool node::gather(tp_qp &q, const tp_send_wr &wr, u32 off, u8 *dst, u32 len)
