@@ -138,9 +138,10 @@ host-test: deps $(BUILD)/host/softcx_tests
 # softcx against rdma_rxe in one stock guest (perftest bandwidth and latency,
 # memcpy ceiling, idle CPU with 1000 QPs): build/bench/verbs.txt; NOP
 # commands/s and latency: build/bench/nop.txt; two guests on a link,
-# softcx↔softcx, softcx→rxe and rxe↔rxe side by side: build/bench/wire.txt.
+# softcx↔softcx, softcx→rxe and rxe↔rxe side by side: build/bench/wire.txt;
+# the packet engine natively, on this host: build/bench/engine.txt.
 BENCH_BIN := $(BUILD)/bench-bin
-bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps
+bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps $(BENCH_BIN)/engine
 	@bench/run.sh
 $(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
 	@mkdir -p $(dir $@)
@@ -148,6 +149,24 @@ $(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
 $(BENCH_BIN)/idle_qps: bench/idle_qps.c
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -libverbs
+# The core as the module builds it (-O2), no sanitizers, with the host
+# tests' env and Dp fixture.
+ENGINE_DIR := $(BUILD)/bench-engine
+ENGINE_FLAGS := -std=gnu++20 -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-sign-compare \
+	-g -O2 -Icore_cpp -Icore_cpp/include -Iuapi -Itests/host -MMD -MP
+ENGINE_SRCS := $(filter-out core_cpp/lib/cxxrt.cpp,$(CORE_CPP_SRCS)) tests/host/host_env.cpp \
+	tests/host/hca_harness.cpp tests/host/test_platform.cpp bench/engine.cpp
+ENGINE_OBJS := $(patsubst %.cpp,$(ENGINE_DIR)/%.o,$(ENGINE_SRCS))
+$(ENGINE_DIR)/core_cpp/%.o: core_cpp/%.cpp
+	@mkdir -p $(dir $@)
+	$(HOST_CXX) $(ENGINE_FLAGS) -fno-exceptions -fno-rtti -c -o $@ $<
+$(ENGINE_DIR)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(HOST_CXX) $(ENGINE_FLAGS) -c -o $@ $<
+$(BENCH_BIN)/engine: $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOST_CXX) -o $@ $^ -lgtest -lgtest_main -pthread
+-include $(ENGINE_OBJS:.o=.d)
 
 # --- fuzzing: libFuzzer over the hca's command interface ---------------------
 # `make fuzz` builds tests/fuzz/fuzz_cmdq, fuzzes for FUZZ_SECONDS starting

@@ -1,5 +1,6 @@
 #!/bin/bash
-# `make bench`: two stock-guest boots with build/kmod-stock's softcx.ko:
+# `make bench`: the packet engine natively (build/bench-bin/engine, into
+# build/bench/engine.txt), then two stock-guest boots with build/kmod-stock's softcx.ko:
 # bench/verbs.sh (softcx against rdma_rxe: perftest, memcpy ceiling, idle
 # CPU) into build/bench/verbs.txt, then bench/nop.sh (command NOPs) into
 # build/bench/nop.txt; then three pairs of guests on a link (bench/wire.sh:
@@ -59,6 +60,13 @@ pair() {
 }
 
 status=0
+# The engine natively first, while the host is quiet.
+build/bench-bin/engine --gtest_brief=1 >"$out/engine-run.log" 2>&1 || status=1
+{
+	grep 'us/message' "$out/engine-run.log"
+	echo "# host: $(nproc) CPUs; the core at -O2 without sanitizers, loopback through data_path (bench/engine.cpp)"
+} >"$out/engine.txt"
+cat "$out/engine.txt"
 boot verbs || status=1
 grep -q '^ib_write_bw' "$out/verbs.txt" || status=1
 boot nop || status=1
