@@ -85,13 +85,8 @@ TEST_F(Engine, WriteSendAtomic)
 	report("send 2 B", s2);
 
 	double fa = per_msg(20000, [&] {
-		wqe_b w;
-		w.raddr(dst.va(), dst.key);
-		u8 *a = w.grow(16);
-		put64(a, 1);
-		put64(a + 8, 0);
-		w.data(rbuf.va(), 8, rbuf.key);
-		post_send(*p.a, op::atomic_fa, w);
+		post_send(*p.a, op::atomic_fa,
+			  wqe_b().raddr(dst.va(), dst.key).atomic(1, 0).data(rbuf.va(), 8, rbuf.key));
 	}, [&] { wait_cqes(*p.as, 1); });
 	report("atomic fetch_add 8 B", fa);
 }

@@ -82,8 +82,9 @@ void data_path::run_timers()
 	}
 }
 
-// Between two packets: once the lock was held hold_us, lets commands,
-// the receive softirq and interrupts in. Nothing read under the lock is
+// Between two packets: once the lock was held hold_us, or at once when
+// someone waits for it, lets commands, other writers' doorbells, the
+// receive softirq and interrupts in. Nothing read under the lock is
 // trusted after it (QPs are looked up again; a command resets the cached
 // lists). The pass's clock moves on either way. The clock is read every
 // clock_every units of work (under emulation a read of it can cost what
@@ -93,7 +94,6 @@ void data_path::relax()
 {
 	if (!held_ || !debt_)
 		return;
-	// Someone waits (a writer's doorbell, a command): let it in now.
 	if (!lock_.contended()) {
 		if (policy_.hold_us && debt_ % clock_every)
 			return;
