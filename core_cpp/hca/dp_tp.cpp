@@ -157,6 +157,9 @@ u8 data_path::wr_list(qp_runtime &rt, const tp_send_wr &wr, const u8 **inl, u32 
 	*inl_len = 0;
 	if (list_qpn_ == rt.qpn && list_idx_ == wr.index)
 		return 0;
+	// wr_l_ is rewritten: whatever it held is no longer cached, even if
+	// this resolution fails half way.
+	list_qpn_ = ~0u;
 	const u8 *w = wqe_;
 	u32 ds = prm::get(wqe_, ctl::ds);
 	if (wqe_qpn_ != rt.qpn || wqe_idx_ != wr.index) {
