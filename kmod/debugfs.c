@@ -120,6 +120,7 @@ static int scx_dp_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rx_dc_dropped %llu\ndc_connects %llu\n", s.rx_dc_dropped, s.dc_connects);
 	seq_printf(m, "tx_lost %llu\nqp_visits %llu\nsweeps %llu\narm_reads %llu\n", s.tx_lost,
 		   s.qp_visits, s.sweeps, s.arm_reads);
+	seq_printf(m, "tx_by_ref %llu\nrx_stale_ref %llu\n", s.tx_by_ref, s.rx_stale_ref);
 	seq_printf(m, "uar_stores_emulated %lld\nuar_streams %lld\n",
 		   atomic64_read(&kdev->uar_emulated), atomic64_read(&kdev->uar_streams));
 	seq_printf(m, "uar_traps %lld\nuar_trap_ns %lld\nuar_rearms_by_writers %lld\nuar_rearms_by_thread %lld\n",

@@ -166,6 +166,11 @@ module_param_named(dp_hold_us, scx_dp_hold_us, uint, 0444);
 MODULE_PARM_DESC(dp_hold_us,
 		 "data path: let the lock go between packets once held this long, in us; 0: after every packet (default 20)");
 
+static bool scx_dp_payload_ref = true;
+module_param_named(dp_payload_ref, scx_dp_payload_ref, bool, 0444);
+MODULE_PARM_DESC(dp_payload_ref,
+		 "data path: RC packets between QPs of one port name their payload, one copy (default 1)");
+
 /*
  * The poller must look again soon (new work, a new timer). The flag covers
  * a wake-up between its poll and its sleep, which would otherwise be lost.
@@ -380,6 +385,7 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 	}
 	scx_hca_dp_policy(kdev->hca, p->dp_active_us, p->dp_idle_max_us, p->dp_doorbells_trap);
 	scx_hca_dp_hold_us(kdev->hca, scx_dp_hold_us);
+	scx_hca_dp_payload_ref(kdev->hca, scx_dp_payload_ref);
 	kdev->dp_thread = kthread_run(scx_dp_thread, kdev, "%s-dp", kdev->name);
 	if (IS_ERR(kdev->dp_thread)) {
 		err = PTR_ERR(kdev->dp_thread);

@@ -171,6 +171,13 @@ void scx_hca_dp_hold_us(struct scx_hca *hca, uint32_t hold_us)
 	hca->dev.dp().set_policy(p);
 }
 
+void scx_hca_dp_payload_ref(struct scx_hca *hca, bool on)
+{
+	hca::dp_policy p = hca->dev.dp().policy();
+	p.payload_ref = on;
+	hca->dev.dp().set_policy(p);
+}
+
 void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 {
 	hca::dp_stats d = hca->dev.dp().stats();
@@ -195,6 +202,8 @@ void scx_hca_get_dp_stats(struct scx_hca *hca, struct scx_hca_dp_stats *s)
 	s->rx_dc_dropped = d.rx_dc_dropped;
 	s->dc_connects = d.dc_connects;
 	s->tx_lost = d.tx_lost;
+	s->tx_by_ref = d.tx_by_ref;
+	s->rx_stale_ref = d.rx_stale_ref;
 	s->qp_visits = d.qp_visits;
 	s->sweeps = d.sweeps;
 	s->arm_reads = d.arm_reads;

@@ -74,6 +74,8 @@ struct dp_stats {
 	u64 rx_dc_dropped; // DC requests a DCT refused (not active, wrong key, no context, malformed)
 	u64 dc_connects;   // DCT contexts given to an initiator
 	u64 tx_lost;       // sent to an address no port has, or a full ring
+	u64 tx_by_ref;     // packets whose payload stayed in the requester's memory
+	u64 rx_stale_ref;  // ... dropped: the message they named was gone
 	u64 qp_visits;     // turns a QP got (named by a doorbell, a packet, a timer)
 	u64 sweeps;        // looks at every QP's doorbell record
 	u64 arm_reads;     // CQ arm words read
@@ -115,10 +117,10 @@ public:
 	void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) override;
 	u8 run_local(tp_qp &q, const tp_send_wr &wr) override;
 	tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) override;
-	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) override;
+	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const tp_payload &src, u32 len) override;
 	void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) override;
 	u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) override;
-	u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) override;
+	u8 remote_write(tp_qp &q, u32 rkey, u64 va, const tp_payload &src, u32 len) override;
 	u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) override;
 	u8 remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig) override;
 	bool invalidate(tp_qp &q, u32 rkey) override;
@@ -138,6 +140,8 @@ public:
 	explicit dp_link(data_path &dp) : dp_(dp) {}
 	u8 *tx_begin(tp_qp &q, const void *route, u32 len) override;
 	void tx_commit(tp_qp &q) override;
+	// Only into this port's own ring, for RC, a WQE with no inline data.
+	bool tx_ref(tp_qp &q, const tp_send_wr &wr, const tp_payload_ref &r) override;
 	// Gives back the ring room of a tx_begin the engine did not commit
 	// (after each call into the engine: the ring waits for it).
 	void settle();
@@ -156,6 +160,8 @@ private:
 	u32 len_ = 0;
 	u32 slot_ = 0;            // where tx_begin routed the packet
 	bool wire_ = false;       // ... onto the netdev
+	bool by_ref_ = false;     // ... with its payload named by ref_
+	tp_payload_ref ref_{};
 	const void *route_ = nullptr;
 };
 
@@ -185,6 +191,10 @@ struct dp_policy {
 	// time, not by count: a lock operation costs tens of packets under
 	// lockdep and KASAN, one on a production kernel.
 	u32 hold_us = 20;
+	// An RC packet to a QP of this port names its payload (of at least
+	// tp_ref_min bytes) rather than carrying it: the responder copies
+	// from the requester's memory, one copy instead of two.
+	bool payload_ref = true;
 };
 
 class data_path {
@@ -380,6 +390,8 @@ private:
 	void run_timers();
 	bool drain_rx(u32 budget);
 	bool rx_one();
+	bool resolve_ref(const dp_rx_pkt &p, tp_rx_meta *m);
+	bool copy_payload(const sg_list &dst, u32 dst_off, const tp_payload &src, u32 len);
 	// DC targets (dp_dc.cpp).
 	bool dc_target(const dp_rx_pkt &p, u32 dctn, qp_runtime **out);
 	qp_runtime *dc_context(dct_runtime &t, const u8 *gid, u32 dci, bool connect);
@@ -449,6 +461,12 @@ private:
 	// while the lock is held): the gather list of WQE list_idx_ of QP
 	// list_qpn_, the receive WQE rcv_handle_ of rcv_qpn_.
 	sg_list wr_l_, rcv_l_;
+	// The payload of the packet taken by reference (resolve_ref): the
+	// requester's bytes as mapped pieces, or none (more than fit) and
+	// wr_l_ is copied from.
+	static constexpr u32 ref_pieces_max = 4;
+	mem_piece ref_pieces_[ref_pieces_max];
+	u32 ref_n_ = 0;
 	u32 list_qpn_ = ~0u, list_idx_ = 0, rcv_qpn_ = ~0u, rcv_handle_ = 0;
 	// Which WQE wqe_ holds (the one being fetched).
 	u32 wqe_qpn_ = ~0u, wqe_idx_ = 0;

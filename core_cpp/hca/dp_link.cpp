@@ -69,6 +69,7 @@ u8 *dp_link::tx_begin(tp_qp &q, const void *route, u32 len)
 	slot_ = slot;
 	route_ = route;
 	len_ = len;
+	by_ref_ = false;
 	if (wire_ || slot == data_path::unreachable)
 		return d.tx_buf_ + wire_room;
 	return reserve(q, len);
@@ -136,12 +137,29 @@ void dp_link::tx_commit(tp_qp &q)
 		d.write_grh(av, sgid, udp_bytes + len_, grh);
 		g = grh;
 	}
-	to->rx_.commit(ticket_, len_, g, l3);
+	to->rx_.commit(ticket_, len_, g, l3, by_ref_ ? &ref_ : nullptr);
+	d.stats_.tx_by_ref += by_ref_;
 	if (to != &d) {
 		d.stats_.peer_requests++;
 		to->wake_rx();
 		fabric::release(slot_);
 	}
+}
+
+// The packet being built goes into this port's own ring (only there is
+// the requester's memory under the lock its responder holds), and its
+// message has a gather list alone: it names the payload.
+bool dp_link::tx_ref(tp_qp &q, const tp_send_wr &wr, const tp_payload_ref &r)
+{
+	data_path &d = dp_;
+	const u8 *inl;
+	u32 inl_len;
+	if (!d.policy_.payload_ref || wire_ || to_ != &d || q.a.st != tp_st::rc ||
+	    d.wr_list(rt_of(q), wr, &inl, &inl_len) || inl)
+		return false;
+	by_ref_ = true;
+	ref_ = r;
+	return true;
 }
 
 // The port whose address table holds gid: *slot a peer's, fabric::none
@@ -212,8 +230,11 @@ bool data_path::rx_one()
 	// joins them, as an RC peer does.
 	if (dc && rt && trap_)
 		trap_add(rt->qpn);
-	if (rt && rt->tp) {
-		tp_rx_meta m;
+	tp_rx_meta m;
+	if (rt && rt->tp && p->by_ref && !resolve_ref(*p, &m)) {
+		// Lost, as on a wire: the requester (if it lives) sends it again.
+		stats_.rx_stale_ref++;
+	} else if (rt && rt->tp) {
 		m.grh = p->has_grh ? p->grh : nullptr;
 		m.l3 = p->l3;
 		// The port's totals of what the QP's parser refused, which
@@ -234,6 +255,34 @@ bool data_path::rx_one()
 	void *frame = rx_.pop();
 	if (frame)
 		wire_release_(wire_ctx_, frame);
+	return true;
+}
+
+// The requester's message a packet names, if it is still there: the same
+// incarnation of the QP, the WQE still in its window with the same first
+// PSN, its gather list valid and mapped over the packet's bytes (in
+// ref_pieces_, or wr_l_ when they do not fit: nothing in between
+// resolves another list). Checked now, under the lock the copy runs
+// under: the lock may have gone since the packet was built.
+bool data_path::resolve_ref(const dp_rx_pkt &p, tp_rx_meta *m)
+{
+	const tp_payload_ref &r = p.ref;
+	qp_runtime *rt = d_.qps->dp_get(r.src_qpn);
+	tp_qp *q = rt ? rt->tp : nullptr;
+	if (!q || q->gen != r.gen || q->in_error || u32(r.slot - q->head) >= u32(q->tail - q->head))
+		return false;
+	const tp_flight &f = q->flights[r.slot % q->flight_cap];
+	const u8 *inl;
+	u32 inl_len;
+	if (!f.started || f.psn != r.psn || u64(r.off) + r.len > f.wr.len ||
+	    wr_list(*rt, f.wr, &inl, &inl_len) || inl)
+		return false;
+	ref_n_ = mem_.pieces(wr_l_, r.off, r.len, ref_pieces_, ref_pieces_max);
+	if (!ref_n_ && !mem_.readable(wr_l_, r.off, r.len))
+		return false;
+	m->ref_src = &wr_l_;
+	m->ref_off = r.off;
+	m->ref_len = r.len;
 	return true;
 }
 

@@ -159,6 +159,33 @@ bool mem_resolver::read(u8 *dst, const sg_list &src, u64 src_off, u64 len)
 	return true;
 }
 
+u32 mem_resolver::pieces(const sg_list &l, u64 off, u64 len, mem_piece *out, u32 max)
+{
+	cursor c(l, off);
+	u32 k = 0;
+	while (len) {
+		u32 n;
+		const u8 *p = k < max ? c.next(*this, len, &n) : nullptr;
+		if (!p)
+			return 0;
+		out[k++] = {p, n};
+		len -= n;
+	}
+	return k;
+}
+
+bool mem_resolver::readable(const sg_list &l, u64 off, u64 len)
+{
+	cursor c(l, off);
+	while (len) {
+		u32 n;
+		if (!c.next(*this, len, &n))
+			return false;
+		len -= n;
+	}
+	return true;
+}
+
 bool mem_resolver::copy(const sg_list &dst, u64 dst_off, const sg_list &src, u64 src_off, u64 len)
 {
 	return copy(dst, dst_off, *this, src, src_off, len);

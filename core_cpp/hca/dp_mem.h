@@ -26,6 +26,12 @@ struct mem_seg {
 	u32 mtt_given; // entries written: past them nothing translates
 };
 
+// Bytes a list maps to, valid while the lock that resolved it is held.
+struct mem_piece {
+	const u8 *p;
+	u32 n;
+};
+
 // A scatter/gather list after its keys were checked.
 struct sg_list {
 	static constexpr u32 max = 64;
@@ -60,6 +66,11 @@ public:
 	bool write(const sg_list &dst, u64 dst_off, const u8 *src, u64 len);
 	bool read(u8 *dst, const sg_list &src, u64 src_off, u64 len);
 	bool copy(const sg_list &dst, u64 dst_off, const sg_list &src, u64 src_off, u64 len);
+	// [off, off + len) of the list as at most max contiguous pieces in
+	// out: how many, or 0 if a byte does not translate or more are needed.
+	u32 pieces(const sg_list &l, u64 off, u64 len, mem_piece *out, u32 max);
+	// Whether every byte of [off, off + len) of the list translates.
+	bool readable(const sg_list &l, u64 off, u64 len);
 	// From a list another device's resolver checked (its keys, its
 	// translation tables): a peer port's requester.
 	bool copy(const sg_list &dst, u64 dst_off, mem_resolver &src_mem, const sg_list &src, u64 src_off, u64 len);

@@ -68,10 +68,13 @@ u8 *dp_ring::reserve(u32 len, u32 *ticket)
 	return store(ct);
 }
 
-void dp_ring::commit(u32 ticket, u32 len, const u8 *grh, u8 l3)
+void dp_ring::commit(u32 ticket, u32 len, const u8 *grh, u8 l3, const tp_payload_ref *ref)
 {
 	dp_rx_pkt &p = pkts_[ticket % n_];
 	describe(p, len, grh, l3);
+	p.by_ref = ref != nullptr;
+	if (ref)
+		p.ref = *ref;
 	p.ready.store(true, mo::release);
 }
 
@@ -80,6 +83,7 @@ void dp_ring::abandon(u32 ticket)
 	dp_rx_pkt &p = pkts_[ticket % n_];
 	p.skip = true;
 	p.len = 0;
+	p.by_ref = false;
 	p.ready.store(true, mo::release);
 }
 
@@ -101,6 +105,7 @@ bool dp_ring::lend(const u8 *pkt, u32 len, const u8 *grh, u8 l3, void *frame)
 	if (!p)
 		return false;
 	describe(*p, len, grh, l3);
+	p->by_ref = false;
 	p->data = pkt;
 	p->frame = frame;
 	p->ready.store(true, mo::relaxed);

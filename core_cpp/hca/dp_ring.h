@@ -12,6 +12,7 @@
 // entry reserved and not yet committed (packets stay in order).
 #pragma once
 
+#include "hca/tp.h"
 #include "lib/atomic.h"
 #include "lib/status.h"
 #include "lib/sync.h"
@@ -26,6 +27,10 @@ struct dp_rx_pkt {
 	u8 grh[40];
 	void *frame;        // the wire's frame data lies in, or null (a copy)
 	bool skip;          // reserved and abandoned: no packet
+	// From this port's own requester: the payload is named by ref, and
+	// data holds none of it (len counts it as the wire would).
+	bool by_ref;
+	tp_payload_ref ref;
 	atomic<bool> ready; // committed (or abandoned): the consumer may look
 };
 
@@ -46,7 +51,7 @@ public:
 	// lost, as on a wire whose receiver is behind). Packets reserved after
 	// it wait for it.
 	u8 *reserve(u32 len, u32 *ticket);
-	void commit(u32 ticket, u32 len, const u8 *grh, u8 l3);
+	void commit(u32 ticket, u32 len, const u8 *grh, u8 l3, const tp_payload_ref *ref = nullptr);
 	void abandon(u32 ticket);
 	// Copies the packet in (reserve + commit).
 	bool push(const u8 *pkt, u32 len, const u8 *grh, u8 l3);

@@ -349,12 +349,30 @@ tp_recv dp_tp_ops::recv_take(tp_qp &q, u32 *handle, u32 *cap)
 	return tp_recv::ok;
 }
 
-bool dp_tp_ops::recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len)
+bool dp_tp_ops::recv_scatter(tp_qp &q, u32 handle, u32 off, const tp_payload &src, u32 len)
 {
 	data_path &d = dp_;
 	if (!d.recv_list(rt_of(q), handle))
 		return false;
-	return d.mem_.write(d.rcv_l_, off, src, len);
+	return d.copy_payload(d.rcv_l_, off, src, len);
+}
+
+// A payload by reference is the requester's gather list, which
+// resolve_ref() checked and mapped over these bytes: only dst can fail.
+bool data_path::copy_payload(const sg_list &dst, u32 dst_off, const tp_payload &src, u32 len)
+{
+	if (src.bytes)
+		return mem_.write(dst, dst_off, src.bytes, len);
+	if (!ref_n_)
+		return mem_.copy(dst, dst_off, *static_cast<const sg_list *>(src.src), src.src_off, len);
+	for (u32 i = 0; i < ref_n_ && len; i++) {
+		u32 n = min(ref_pieces_[i].n, len);
+		if (!mem_.write(dst, dst_off, ref_pieces_[i].p, n))
+			return false;
+		dst_off += n;
+		len -= n;
+	}
+	return !len;
 }
 
 void dp_tp_ops::recv_complete(tp_qp &q, u32 handle, const tp_recv_done &r)
@@ -410,11 +428,11 @@ u8 dp_tp_ops::remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access)
 	return 0;
 }
 
-u8 dp_tp_ops::remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len)
+u8 dp_tp_ops::remote_write(tp_qp &q, u32 rkey, u64 va, const tp_payload &src, u32 len)
 {
 	data_path &d = dp_;
 	qp_runtime &rt = rt_of(q);
-	if (!d.resolve_remote(rt, rkey, mkey_access::remote_write, va, len) || !d.mem_.write(d.remote_, 0, src, len))
+	if (!d.resolve_remote(rt, rkey, mkey_access::remote_write, va, len) || !d.copy_payload(d.remote_, 0, src, len))
 		return ae::remote_access;
 	return 0;
 }

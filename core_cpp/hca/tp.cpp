@@ -85,9 +85,19 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 		q.cnt.bad_pkey++;
 		return;
 	}
+	// Only an RC request's payload comes by reference (RC alone keeps the
+	// requester's memory until the answer): nothing else may look for
+	// bytes the packet does not hold.
+	if (m.ref_src && (!(l.op->kind & ib_kind::request) || q.a.st != tp_st::rc || l.payload_len != m.ref_len)) {
+		q.cnt.malformed++;
+		return;
+	}
 	q.cnt.rx_pkts++;
 	q.cnt.rx_bytes += len;
 	const u8 *payload = pkt + l.hdr_len;
+	tp_payload pl{payload};
+	if (m.ref_src)
+		pl = tp_payload{nullptr, m.ref_src, m.ref_off};
 	if (l.op->kind & ib_kind::request) {
 		// A DCI answers nobody; a DCT context only its initiator.
 		if (q.a.st == tp_st::dci || (q.a.st == tp_st::dct && !dc_admit(q, h, l))) {
@@ -105,9 +115,9 @@ void transport::receive(tp_qp &q, const u8 *pkt, u32 len, const tp_rx_meta &m, u
 		if (q.a.st == tp_st::ud)
 			resp_ud(q, h, l, payload, m);
 		else if (q.a.st == tp_st::uc)
-			resp_uc_request(q, h, l, payload);
+			resp_uc_request(q, h, l, pl);
 		else
-			resp_request(q, h, l, payload);
+			resp_request(q, h, l, pl);
 	} else if ((q.a.st == tp_st::rc || q.a.st == tp_st::dci) && q.ready_req && !q.in_error) {
 		comp_response(q, h, l, payload, now);
 	} else {

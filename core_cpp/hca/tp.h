@@ -120,6 +120,32 @@ enum class tp_note : u8 {
 
 // The data path's side of the engine. Memory calls check keys, rights and
 // bounds every time: a key may go away between two packets.
+// A request's payload as the responder takes it: its bytes in the packet,
+// or where the in-kernel link found them in the requester's memory
+// (`src`, the link's own description, opaque here) from byte src_off.
+struct tp_payload {
+	const u8 *bytes = nullptr;
+	const void *src = nullptr;
+	u32 src_off = 0;
+};
+
+// On the in-kernel link a SEND or WRITE packet may name its payload
+// instead of carrying it (one copy, as a NIC's internal loopback DMA):
+// the requester's QP and incarnation, the WQE's place in its window and
+// first PSN, and the packet's bytes in the message. The link checks all
+// of it again when the packet is taken; a stale one is lost.
+struct tp_payload_ref {
+	u64 gen;
+	u32 src_qpn;
+	u32 slot;
+	u32 psn;
+	u32 off, len;
+};
+
+// Payloads shorter than this are copied into the packet: naming them
+// costs about what copying them twice does.
+inline constexpr u32 tp_ref_min = 512;
+
 class tp_ops {
 public:
 	// The next send WQE of q's SQ (an error WQE has wr->syndrome set).
@@ -135,11 +161,11 @@ public:
 
 	// The next receive WQE (RQ or SRQ): its handle and capacity in bytes.
 	virtual tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) = 0;
-	virtual bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) = 0;
+	virtual bool recv_scatter(tp_qp &q, u32 handle, u32 off, const tp_payload &src, u32 len) = 0;
 	virtual void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) = 0;
 	// 0 or the NAK code (wire::aeth_synd) the access earns.
 	virtual u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) = 0;
-	virtual u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) = 0;
+	virtual u8 remote_write(tp_qp &q, u32 rkey, u64 va, const tp_payload &src, u32 len) = 0;
 	virtual u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) = 0;
 	virtual u8 remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig) = 0;
 	virtual bool invalidate(tp_qp &q, u32 rkey) = 0;
@@ -165,6 +191,9 @@ public:
 	// The packet tx_begin gave is written: send it. A tx_begin with no
 	// tx_commit after it is abandoned (the next one may reuse the room).
 	virtual void tx_commit(tp_qp &q) = 0;
+	// Before the commit, instead of writing the payload: true if the
+	// link carries it by reference (wr is the message it is part of).
+	virtual bool tx_ref(tp_qp &, const tp_send_wr &, const tp_payload_ref &) { return false; }
 
 protected:
 	~tp_link() = default;
@@ -174,6 +203,10 @@ protected:
 struct tp_rx_meta {
 	const u8 *grh = nullptr;   // UD: the 40 bytes a receive starts with
 	u8 l3 = 0;                 // 4 or 6
+	// Set: the payload was carried by reference (the IB part holds no
+	// payload bytes), resolved by the link.
+	const void *ref_src = nullptr;
+	u32 ref_off = 0, ref_len = 0;
 };
 
 // The counters of one QP (and, summed, of a port).
@@ -235,6 +268,7 @@ struct tp_qp_attr {
 struct tp_qp {
 	tp_qp_attr a;
 	void *owner = nullptr;
+	u64 gen = 0;              // the requester's incarnation (unique, from RTS)
 	bool ready_req = false;   // RTS: the requester may send
 	bool ready_resp = false;  // RTR or RTS: the responder accepts
 	bool established = false;
@@ -364,12 +398,12 @@ private:
 	void comp_progress(tp_qp &q, u64 now);
 	void comp_retire(tp_qp &q);
 	// tp_resp.cpp
-	void resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
-	void resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	void resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload);
+	void resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload);
 	void resp_duplicate(tp_qp &q, const ib_hdr &h);
-	bool resp_execute(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
-	bool resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
-	bool resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload);
+	bool resp_execute(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload);
+	bool resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload);
+	bool resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload);
 	bool resp_read(tp_qp &q, const ib_hdr &h);
 	bool resp_atomic(tp_qp &q, const ib_hdr &h);
 	tp_rd_res *resp_new_res(tp_qp &q, const ib_hdr &h);

@@ -6,9 +6,15 @@
 // under max_rd_atomic, and a fenced WQE for every earlier one of them.
 #include "hca/tp.h"
 
+#include "lib/atomic.h"
+
 namespace scx::hca {
 
 namespace {
+
+// Every requester's incarnation is told apart, across QPs and devices: a
+// payload reference outlives neither its QP nor a reset of it.
+constinit atomic<u64> requester_gens{0};
 
 namespace op = wire::bth_op;
 namespace tr = wire::bth_transport;
@@ -95,6 +101,7 @@ u64 tp_rnr_timer_ns(u8 code)
 
 void transport::start_requester(tp_qp &q)
 {
+	q.gen = requester_gens.fetch_add(1, mo::relaxed) + 1;
 	q.next_psn = q.a.sq_psn & psn_mask;
 	q.head = q.tail = q.cur = q.cur_pkt = 0;
 	q.rd_outstanding = 0;
@@ -301,7 +308,9 @@ bool transport::req_emit_data(tp_qp &q, tp_flight &f)
 	u8 *buf = tx_begin(q, route_of(q, f), h, plen, &hl, &wl);
 	if (!buf)
 		return false;
-	if (plen && !ops_.gather(q, f.wr, off, buf + hl, plen)) {
+	tp_payload_ref ref{q.gen, q.a.qpn, q.cur, f.psn, off, plen};
+	bool by_ref = plen >= tp_ref_min && link_.tx_ref(q, f.wr, ref);
+	if (plen && !by_ref && !ops_.gather(q, f.wr, off, buf + hl, plen)) {
 		// The gather list stopped being valid under a WQE in flight:
 		// the packet is not sent (tx_begin's buffer is reused).
 		f.syndrome = tp_synd::local_prot;

@@ -55,7 +55,7 @@ void transport::resp_ack(tp_qp &q, u32 psn, u8 synd)
 	q.ack_synd = synd;
 }
 
-void transport::resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload)
+void transport::resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload)
 {
 	i32 d = psn_diff(h.psn, q.epsn);
 	if (d > 0) {
@@ -80,7 +80,7 @@ void transport::resp_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, cons
 
 // UC: a gap loses the message it cut (its receive WQE serves the next
 // one); packets of a message whose start was lost are dropped.
-void transport::resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload)
+void transport::resp_uc_request(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload)
 {
 	i32 d = psn_diff(h.psn, q.epsn);
 	if (d < 0) {
@@ -138,7 +138,7 @@ void transport::resp_duplicate(tp_qp &q, const ib_hdr &h)
 }
 
 // The expected PSN: executes it. false: not taken (NAKed, RNR, dropped).
-bool transport::resp_execute(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload)
+bool transport::resp_execute(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload)
 {
 	u16 kind = l.op->kind;
 	bool first = kind & ib_kind::first;
@@ -190,7 +190,7 @@ bool transport::resp_take_recv(tp_qp &q, u32 psn)
 	return false;
 }
 
-bool transport::resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload)
+bool transport::resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload)
 {
 	u16 kind = l.op->kind;
 	bool last = kind & ib_kind::last;
@@ -234,7 +234,7 @@ bool transport::resp_send(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u
 	return true;
 }
 
-bool transport::resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 *payload)
+bool transport::resp_write(tp_qp &q, const ib_hdr &h, const ib_layout &l, const tp_payload &payload)
 {
 	u16 kind = l.op->kind;
 	bool last = kind & ib_kind::last, imm = l.op->ext & ib_ext::immdt;
@@ -392,8 +392,8 @@ void transport::resp_ud(tp_qp &q, const ib_hdr &h, const ib_layout &l, const u8 
 		d.syndrome = tp_synd::local_prot;
 	else if (u64(grh_bytes) + plen > cap)
 		d.syndrome = tp_synd::local_len;
-	else if (!ops_.recv_scatter(q, handle, 0, m.grh, grh_bytes) ||
-		 (plen && !ops_.recv_scatter(q, handle, grh_bytes, payload, plen)))
+	else if (!ops_.recv_scatter(q, handle, 0, tp_payload{m.grh}, grh_bytes) ||
+		 (plen && !ops_.recv_scatter(q, handle, grh_bytes, tp_payload{payload}, plen)))
 		d.syndrome = tp_synd::local_prot;
 	ops_.recv_complete(q, handle, d);
 }

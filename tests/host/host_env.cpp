@@ -44,6 +44,8 @@ std::atomic<uint64_t> g_clock_skew{0};
 thread_local uint64_t t_unlock_step = 0;
 thread_local uint64_t t_unlocks[SCX_LOCK_CLASSES];
 std::atomic<bool> g_force_contended{false};
+thread_local unsigned t_after_class = 0;
+thread_local std::function<void()> t_after_fn;
 
 } // namespace
 
@@ -52,6 +54,11 @@ namespace host_env {
 void clock_step_per_unlock(uint64_t ns) { t_unlock_step = ns; }
 void force_contended(bool on) { g_force_contended = on; }
 uint64_t unlocks(unsigned lock_class) { return t_unlocks[lock_class]; }
+void after_unlock(unsigned lock_class, std::function<void()> fn)
+{
+	t_after_class = lock_class;
+	t_after_fn = std::move(fn);
+}
 
 unsigned long dma_refused()
 {
@@ -203,6 +210,11 @@ void scx_env_spin_unlock(struct scx_spinlock *lock, unsigned long)
 	t_locks_held--;
 	t_unlocks[lock->lock_class]++;
 	lock->serving.fetch_add(1, std::memory_order_release);
+	if (t_after_fn && lock->lock_class == t_after_class) {
+		std::function<void()> fn = std::move(t_after_fn);
+		t_after_fn = nullptr;
+		fn();
+	}
 }
 
 bool scx_env_spin_trylock(struct scx_spinlock *lock, unsigned long *flags)

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ void clock_step_per_unlock(uint64_t ns);
 void force_contended(bool on);
 // Unlocks of the class's spinlocks on the calling thread so far.
 uint64_t unlocks(unsigned lock_class);
+// Runs fn once, on the calling thread, right after the next unlock of a
+// spinlock of the class there (what another CPU might do while the lock
+// is free); null disarms it.
+void after_unlock(unsigned lock_class, std::function<void()> fn);
 // Live env allocations, for leak checks around a test.
 long live_allocations();
 

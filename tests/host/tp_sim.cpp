@@ -71,12 +71,12 @@ tp_recv node::recv_take(tp_qp &q, u32 *handle, u32 *cap)
 	return tp_recv::ok;
 }
 
-bool node::recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len)
+bool node::recv_scatter(tp_qp &q, u32 handle, u32 off, const tp_payload &src, u32 len)
 {
 	const recv_buf &b = of(q).taken.at(handle);
-	if (u64(off) + len > b.cap)
+	if (u64(off) + len > b.cap || !src.bytes)   // the simulated link carries bytes
 		return false;
-	memcpy(&mem[b.off + off], src, len);
+	memcpy(&mem[b.off + off], src.bytes, len);
 	return true;
 }
 
@@ -92,12 +92,12 @@ u8 node::remote_check(tp_qp &, u32 rkey, u64 va, u32 len, u8 access)
 	return in_key(rkey, va, len, access, &off) ? 0 : sy::remote_access;
 }
 
-u8 node::remote_write(tp_qp &, u32 rkey, u64 va, const u8 *src, u32 len)
+u8 node::remote_write(tp_qp &, u32 rkey, u64 va, const tp_payload &src, u32 len)
 {
 	u64 off;
-	if (!in_key(rkey, va, len, tp_access::write, &off))
+	if (!in_key(rkey, va, len, tp_access::write, &off) || !src.bytes)
 		return sy::remote_access;
-	memcpy(&mem[off], src, len);
+	memcpy(&mem[off], src.bytes, len);
 	return 0;
 }
 

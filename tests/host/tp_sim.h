@@ -83,10 +83,10 @@ struct node final : tp_ops {
 	void complete(tp_qp &q, const tp_send_wr &wr, u8 syndrome) override;
 	u8 run_local(tp_qp &, const tp_send_wr &) override { return 0; }
 	tp_recv recv_take(tp_qp &q, u32 *handle, u32 *cap) override;
-	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const u8 *src, u32 len) override;
+	bool recv_scatter(tp_qp &q, u32 handle, u32 off, const tp_payload &src, u32 len) override;
 	void recv_complete(tp_qp &q, u32 handle, const tp_recv_done &d) override;
 	u8 remote_check(tp_qp &q, u32 rkey, u64 va, u32 len, u8 access) override;
-	u8 remote_write(tp_qp &q, u32 rkey, u64 va, const u8 *src, u32 len) override;
+	u8 remote_write(tp_qp &q, u32 rkey, u64 va, const tp_payload &src, u32 len) override;
 	u8 remote_read(tp_qp &q, u32 rkey, u64 va, u8 *dst, u32 len) override;
 	u8 remote_atomic(tp_qp &q, const ib_hdr &h, u64 *orig) override;
 	bool invalidate(tp_qp &q, u32 rkey) override;

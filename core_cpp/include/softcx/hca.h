@@ -100,6 +100,12 @@ void scx_hca_dp_policy(struct scx_hca *hca, uint32_t active_us, uint32_t idle_ma
  * held it hold_us (default 20); 0: after every packet.
  */
 void scx_hca_dp_hold_us(struct scx_hca *hca, uint32_t hold_us);
+/*
+ * An RC packet to a QP of the same port names its payload instead of
+ * carrying it (one copy, the responder's, as a NIC's internal loopback
+ * DMA); default on.
+ */
+void scx_hca_dp_payload_ref(struct scx_hca *hca, bool on);
 
 /*
  * The page of memory behind UAR `uar`, which user space maps to ring
@@ -131,6 +137,8 @@ struct scx_hca_dp_stats {
 	uint64_t rx_dc_dropped; /* ... DC requests a DCT refused (state, key, no context) */
 	uint64_t dc_connects;   /* DCT contexts given to an initiator */
 	uint64_t tx_lost;       /* sent where no port is, or into a full ring */
+	uint64_t tx_by_ref;     /* packets whose payload stayed in the sender's memory */
+	uint64_t rx_stale_ref;  /* ... dropped: the message they named was gone */
 	uint64_t qp_visits;     /* turns QPs got: named by doorbells, packets, timers */
 	uint64_t sweeps;        /* looks at every QP's doorbell record */
 	uint64_t arm_reads;     /* CQ arm words read */
