@@ -526,7 +526,8 @@ struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset)
 
 	mutex_lock(&uc->dyn_lock);
 	for (slot = uc->num_uars + SCX_DYN_UAR_PAGES; slot < SCX_MAX_USER_UARS; slot++) {
-		if (uc->entries[slot])
+		/* A UAR index without an entry: a freed object's, kept (obj_free) */
+		if (uc->entries[slot] || uc->uar_index[slot])
 			continue;
 		err = scx_uar_slot_new(uc, slot, true);
 		if (!err)
@@ -549,23 +550,35 @@ struct scx_uar_entry *scx_uar_obj_new(struct scx_ucontext *uc, u64 *mmap_offset)
  * every mapping is sent to the dummy page and the hca's UAR goes back.
  * QPs and CQs that named it keep working: which page rings a doorbell is
  * only a hint to the device (the doorbell record is the truth).
+ *
+ * But the hca frees no UAR a QP or CQ still names, and libmlx5 frees its
+ * UARs in ibv_close_device, before uverbs destroys what the process left
+ * (perftest's ib_send_bw client leaves its receive CQ). Such a UAR keeps
+ * its index in the slot, which is not reused meanwhile, until the context
+ * goes (scx_free_uars), after the core destroyed every object of it; a
+ * DEALLOC_UAR refused here would leave the UAR, and the DevX uid with it,
+ * in the hca for good.
  */
 void scx_uar_obj_free(struct scx_ucontext *uc, struct scx_uar_entry *ue)
 {
 	struct scx_uar *e = ue->uar;
+	unsigned int slot = ue->slot;	/* ue may go with the entry */
 	u32 index;
 
 	mutex_lock(&uc->dyn_lock);
-	index = uc->uar_index[ue->slot];
-	uc->uar_index[ue->slot] = 0;
-	uc->entries[ue->slot] = NULL;
+	index = uc->uar_index[slot];
+	uc->entries[slot] = NULL;
 	mutex_unlock(&uc->dyn_lock);
 	down_write(&e->dead_sem);
 	e->dead = true;
 	up_write(&e->dead_sem);
 	scx_uar_zap(e, false);
 	rdma_user_mmap_entry_remove(&ue->rdma_entry);
-	scx_verbs_dealloc_uar(to_drv(uc->ibuc.device), index);
+	if (scx_verbs_release_uar(to_drv(uc->ibuc.device), index) == -EBUSY)
+		return;
+	mutex_lock(&uc->dyn_lock);
+	uc->uar_index[slot] = 0;
+	mutex_unlock(&uc->dyn_lock);
 }
 
 /*
@@ -746,9 +759,11 @@ void scx_free_uars(struct scx_ucontext *uc)
 	unsigned int i;
 
 	for (i = 0; i < SCX_MAX_USER_UARS; i++) {
-		if (!uc->entries[i])
+		/* An index without an entry: a UAR object's, kept by obj_free */
+		if (!uc->entries[i] && !uc->uar_index[i])
 			continue;
-		rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
+		if (uc->entries[i])
+			rdma_user_mmap_entry_remove(&uc->entries[i]->rdma_entry);
 		scx_verbs_dealloc_uar(drv, uc->uar_index[i]);
 		uc->uar_index[i] = 0;
 		uc->entries[i] = NULL;

@@ -24,6 +24,11 @@ status set_hca_cap(cmd_if &c, u16 type, const u8 *cap);
 
 result<u32> alloc_uar(cmd_if &c, u16 uid = 0);
 status dealloc_uar(cmd_if &c, u32 uar, u16 uid = 0);
+// DEALLOC_UAR of a UAR a QP, CQ or EQ may still name: the device's
+// BAD_RES_STATE (it frees no UAR in use) is errc::busy and no log line,
+// for the caller keeps the UAR and frees it later; any other failure is
+// logged as dealloc_uar's.
+status release_uar(cmd_if &c, u32 uar, u16 uid = 0);
 result<u32> alloc_pd(cmd_if &c, u16 uid = 0);
 status dealloc_pd(cmd_if &c, u32 pd, u16 uid = 0);
 result<u32> alloc_q_counter(cmd_if &c, u16 uid = 0);

@@ -103,4 +103,9 @@ int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index)
 	return driver::cmd::dealloc_uar(drv->dev.cmd(), index).to_errno();
 }
 
+int scx_verbs_release_uar(struct scx_drv *drv, uint32_t index)
+{
+	return driver::cmd::release_uar(drv->dev.cmd(), index).to_errno();
+}
+
 } // extern "C"

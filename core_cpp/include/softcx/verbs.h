@@ -61,6 +61,12 @@ int scx_verbs_alloc_pd(struct scx_drv *drv, uint16_t uid, uint32_t *pdn);
 int scx_verbs_dealloc_pd(struct scx_drv *drv, uint32_t pdn);
 int scx_verbs_alloc_uar(struct scx_drv *drv, uint16_t uid, uint32_t *index);
 int scx_verbs_dealloc_uar(struct scx_drv *drv, uint32_t index);
+/*
+ * DEALLOC_UAR of a UAR a QP or CQ may still name: -EBUSY, and no log line,
+ * while one does (the hca frees no UAR in use; the caller keeps it and
+ * frees it once they are gone).
+ */
+int scx_verbs_release_uar(struct scx_drv *drv, uint32_t index);
 
 /*
  * Q counter sets (ALLOC/DEALLOC/QUERY_Q_COUNTER): set 0 is the function's

@@ -34,6 +34,8 @@ pp() {
 	fi
 }
 
+teardown_refusals() { dmesg | grep -cE '(DEALLOC_UAR|DESTROY_UCTX)\(0x[0-9a-f]+\) op_mod\(0x0\) failed'; }
+teardown_before=$(teardown_refusals)
 pp rc_pingpong ibv_rc_pingpong
 pp rc_pingpong_events ibv_rc_pingpong -e
 pp uc_pingpong ibv_uc_pingpong
@@ -47,6 +49,16 @@ done
 # Atomics have one size (perftest refuses -a): both operations instead.
 perf_result $dev "$gidx" ib_atomic_bw_cs ib_atomic_bw -A CMP_AND_SWAP
 perf_result $dev "$gidx" ib_send_bw_ud ib_send_bw -c UD
+
+# Every perftest process ended with its user context torn down whole,
+# although ib_send_bw's client closes its device with a CQ still alive
+# (the core destroys it after libmlx5 freed the UAR it names).
+teardown_fails=$(($(teardown_refusals) - teardown_before))
+if [ "$teardown_fails" = 0 ]; then
+	result uctx_teardown PASS "no DEALLOC_UAR or DESTROY_UCTX refused"
+else
+	result uctx_teardown FAIL "$teardown_fails DEALLOC_UAR/DESTROY_UCTX refused: $(dmesg | grep -m1 -E 'DEALLOC_UAR|DESTROY_UCTX')"
+fi
 
 # Doorbells trapped (uar_trap=1, the default): most stores were emulated
 # in the writer's context. Whether a page streams (is handed to the poller)
