@@ -72,6 +72,16 @@ if [ "${emulated:-0}" -gt 1000 ]; then
 else
 	result trap_counters FAIL "stores emulated ${emulated:-none}, streams ${streams:-none}"
 fi
+# The bandwidth tests' 64 KiB RC messages between two QPs of the port went
+# with their payload named, not carried (dp_payload_ref=1, the default),
+# and none of those packets found its message gone.
+by_ref=$(awk '$1 == "tx_by_ref" { print $2 }' "$dpf" 2>/dev/null)
+stale=$(awk '$1 == "rx_stale_ref" { print $2 }' "$dpf" 2>/dev/null)
+if [ "${by_ref:-0}" -gt 1000 ] && [ "${stale:-x}" = 0 ]; then
+	result payload_ref PASS "packets by reference $by_ref, stale $stale"
+else
+	result payload_ref FAIL "packets by reference ${by_ref:-none}, stale ${stale:-none}"
+fi
 # Event mode again and again: a completion interrupt raised on one CPU
 # while its handler ran on another used to be dropped, and the EQ never
 # fired again.
@@ -100,14 +110,23 @@ run_t 10 ip link set dummy0 mtu 1500
 run_t 60 rdma link delete $dev || result dp_link_del FAIL
 rmmod softcx || result dp_rmmod FAIL
 
-# uar_trap=0: no traps, the data-path thread alone finds every doorbell.
-if load_softcx uar_trap=0 && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
+# uar_trap=0: no traps, the data-path thread alone finds every doorbell;
+# and every payload carried in its packets (dp_payload_ref=0).
+if load_softcx uar_trap=0 dp_payload_ref=0 && run_t 60 rdma link add $dev type softcx netdev dummy0 &&
 	gidx=$(roce_v2_ipv4_gid_index $dev); then
 	pp poll_rc_pingpong ibv_rc_pingpong
 	pp poll_rc_pingpong_events ibv_rc_pingpong -e
 	pp poll_ud_pingpong ibv_ud_pingpong -s 1024
 	perf_result $dev "$gidx" poll_ib_write_bw ib_write_bw
 	perf_result $dev "$gidx" poll_ib_send_lat ib_send_lat
+	dpf=$(ls /sys/kernel/debug/softcx/*/dp 2>/dev/null | head -1)
+	by_ref=$(awk '$1 == "tx_by_ref" { print $2 }' "$dpf" 2>/dev/null)
+	rx=$(awk '$1 == "rx_pkts" { print $2 }' "$dpf" 2>/dev/null)
+	if [ "${by_ref:-x}" = 0 ] && [ "${rx:-0}" -gt 1000 ]; then
+		result poll_payload_carried PASS "packets $rx, none by reference"
+	else
+		result poll_payload_carried FAIL "packets ${rx:-none}, by reference ${by_ref:-none}"
+	fi
 	rmmod softcx || result poll_rmmod FAIL
 else
 	result poll_load FAIL
