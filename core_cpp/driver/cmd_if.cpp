@@ -416,6 +416,8 @@ status cmd_if::finish(u32 idx, void *out, u32 outlen, u32 flags, const void *in,
 	di->syndrome = synd;
 	if (flags & f_quiet)
 		return errc::remoteio;
+	if ((flags & f_quiet_busy) && st == prm::cmd_stat::bad_res_state_err)
+		return errc::busy;
 	errc err = cmd_status_to_errc(st);
 	scx_env_log(SCX_LOG_ERR, "%s: %s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x), err(%d)",
 		    name_, opcode_name(op), op, unsigned(prm::get(in, prm::mbox_in::op_mod)),

@@ -44,6 +44,9 @@ public:
 	// exec() flags.
 	static constexpr u32 f_polling = 1; // poll even in events mode
 	static constexpr u32 f_quiet = 2;   // status != OK -> remoteio, not logged
+	// BAD_RES_STATE (the object is in use) -> busy, not logged: the caller
+	// expects it; any other failure is logged as usual.
+	static constexpr u32 f_quiet_busy = 4;
 
 	cmd_if() = default;
 	cmd_if(const cmd_if &) = delete;

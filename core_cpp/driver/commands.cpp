@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "driver/commands.h"
 
-#include "driver/cmd_names.h"
 #include "lib/new.h"
 #include "prm/cmd.h"
 #include "prm/hca.h"
@@ -137,35 +136,28 @@ result<u32> alloc_uar(cmd_if &c, u16 uid)
 	return u32(prm::get(out, prm::alloc_uar_out::uar));
 }
 
-status dealloc_uar(cmd_if &c, u32 uar, u16 uid)
+namespace {
+
+status run_dealloc_uar(cmd_if &c, u32 uar, u16 uid, u32 flags)
 {
 	u8 in[prm::dealloc_uar_in::size_bytes] = {};
 	u8 out[prm::dealloc_uar_out::size_bytes] = {};
 	prm::set(in, prm::dealloc_uar_in::opcode, prm::op::dealloc_uar);
 	prm::set(in, prm::dealloc_uar_in::uid, uid);
 	prm::set(in, prm::dealloc_uar_in::uar, uar);
-	return c.exec(in, sizeof(in), out, sizeof(out));
+	return c.exec(in, sizeof(in), out, sizeof(out), flags);
+}
+
+} // namespace
+
+status dealloc_uar(cmd_if &c, u32 uar, u16 uid)
+{
+	return run_dealloc_uar(c, uar, uid, 0);
 }
 
 status release_uar(cmd_if &c, u32 uar, u16 uid)
 {
-	u8 in[prm::dealloc_uar_in::size_bytes] = {};
-	u8 out[prm::dealloc_uar_out::size_bytes] = {};
-	prm::set(in, prm::dealloc_uar_in::opcode, prm::op::dealloc_uar);
-	prm::set(in, prm::dealloc_uar_in::uid, uid);
-	prm::set(in, prm::dealloc_uar_in::uar, uar);
-	status s = c.exec(in, sizeof(in), out, sizeof(out), cmd_if::f_quiet);
-	if (s.code() != errc::remoteio)
-		return s;
-	u8 st = u8(prm::get(out, prm::mbox_out::status));
-	if (st == prm::cmd_stat::bad_res_state_err)
-		return errc::busy;
-	// The line cmd_if logs for a failed command.
-	errc err = cmd_status_to_errc(st);
-	scx_env_log(SCX_LOG_ERR, "%s: DEALLOC_UAR(0x%x) op_mod(0x0) failed, status %s(0x%x), syndrome (0x%x), err(%d)",
-		    c.name(), prm::op::dealloc_uar, cmd_status_name(st), st,
-		    unsigned(prm::get(out, prm::mbox_out::syndrome)), -int(err));
-	return err;
+	return run_dealloc_uar(c, uar, uid, cmd_if::f_quiet_busy);
 }
 
 result<u32> alloc_pd(cmd_if &c, u16 uid)
