@@ -10,7 +10,7 @@ vm=$(modinfo -F vermagic "$ko")
 [[ $vm == "$kver "* ]] || { echo "vermagic '$vm' is not for $kver"; exit 1; }
 bad=$(nm -u "$ko" | awk '{print $2}' | grep -E '^(_Z|__cxa_|__gxx_|_Unwind_|__dso_handle|__cxa_atexit)' || true)
 [ -z "$bad" ] || { echo "undefined C++ runtime symbols: $bad"; exit 1; }
-if nm "$ko" | grep -qw 'w __cxa_pure_virtual'; then
+if grep -qw 'w __cxa_pure_virtual' < <(nm "$ko"); then
 	echo "__cxa_pure_virtual is only weakly referenced"
 	exit 1
 fi

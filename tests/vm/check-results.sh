@@ -42,7 +42,7 @@ for part in "$@"; do
 		fail "$part/finished" "no PART-END $part: the guest stopped inside it"
 	else
 		rc=${end##* }
-		if tr -d '\r' <"$log" | grep -q "^SUITE-STOPPED after $part:"; then
+		if grep -q "^SUITE-STOPPED after $part:" < <(tr -d '\r' <"$log"); then
 			fail "$part/exit" "status $rc: hung, killed by suite.sh (HANG-DUMP on the console)"
 		elif [ "$rc" != 0 ]; then
 			fail "$part/exit" "status $rc"

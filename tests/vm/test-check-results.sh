@@ -39,7 +39,7 @@ expect() { # expect WANT(0|1) PATTERN LOG [ABSENT]: exit status and a FAIL line 
 good >"$tmp/good.log"
 expect 0 '' "$tmp/good.log"
 # Each part's time, as suite.sh reported it, on a line of its own.
-"$here/check-results.sh" "$tmp/good.log" "$tmp/exp" one two | grep -qx 'times: one=4s two=7s' ||
+grep -qx 'times: one=4s two=7s' < <("$here/check-results.sh" "$tmp/good.log" "$tmp/exp" one two) ||
 	{ echo "check-results: no 'times: one=4s two=7s' line"; exit 1; }
 # A part that died before its RESULT lines (exit status 1).
 good | sed '/alpha\|beta/d; s/^PART-END one 0/PART-END one 1/' >"$tmp/early.log"

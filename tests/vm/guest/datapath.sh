@@ -26,7 +26,7 @@ fi
 pp() {
 	local name=$1 tool=$2 chk=
 	shift 2
-	"$tool" --help 2>&1 | grep -q -- '--chk' && chk=-c
+	grep -q -- '--chk' < <("$tool" --help 2>&1) && chk=-c
 	if pingpong_pair $dev "$gidx" "$tool" -n 1000 $chk "$@"; then
 		result "$name" PASS "$(grep -m1 'usec/iter' <<<"$RUN_OUT")"
 	else

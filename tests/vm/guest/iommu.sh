@@ -42,7 +42,7 @@ else
 	result iommu_mappings_back FAIL "mappings $base_maps -> $maps, pages $base_pages -> $pages"
 fi
 dmesg | grep -m2 'IOMMU refused' >&2
-if dmesg | grep -q "softcx: $dev: IOMMU refused"; then
+if grep -q "softcx: $dev: IOMMU refused" < <(dmesg); then
 	result iommu_logged_once PASS "$(dmesg | grep -c "IOMMU refused") log line(s)"
 else
 	result iommu_logged_once FAIL "no log line for the refusals"

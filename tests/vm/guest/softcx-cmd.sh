@@ -30,7 +30,7 @@ nop_count() {
 
 dmesg -c >/dev/null
 if load_softcx num_devices=1 cmd_timeout_ms=3000 &&
-	dmesg | grep -q 'softcx0: up'; then
+	grep -q 'softcx0: up' < <(dmesg); then
 	result bringup PASS
 else
 	dmesg | tail -20
@@ -69,7 +69,7 @@ if echo 1 >$dbg/nop 2>/tmp/err; then
 	result injected_status FAIL "NOP succeeded"
 else
 	cat /tmp/err
-	if grep -q 'Invalid argument' /tmp/err && dmesg | grep 'NOP(0x80d)' | grep -q '0x1234abcd'; then
+	if grep -q 'Invalid argument' /tmp/err && [[ $(dmesg | grep 'NOP(0x80d)') == *0x1234abcd* ]]; then
 		result injected_status PASS "$(dmesg | grep -i -m1 0x1234abcd)"
 	else
 		dmesg | tail -5
@@ -86,7 +86,7 @@ if echo 1 >$dbg/nop 2>/tmp/err; then
 	result injected_timeout FAIL "NOP succeeded"
 else
 	cat /tmp/err
-	if grep -q 'timed out' /tmp/err && dmesg | grep -q 'NOP(0x80d) timed out'; then
+	if grep -q 'timed out' /tmp/err && grep -q 'NOP(0x80d) timed out' < <(dmesg); then
 		result injected_timeout PASS "$((SECONDS - t0)) s: $(dmesg | grep -m1 'NOP(0x80d) timed out')"
 	else
 		dmesg | tail -5
@@ -131,7 +131,7 @@ else
 fi
 
 dmesg -c >/dev/null
-if run_t 120 rmmod softcx && dmesg | grep -q 'softcx0: removed'; then
+if run_t 120 rmmod softcx && grep -q 'softcx0: removed' < <(dmesg); then
 	result teardown PASS
 else
 	result teardown FAIL

@@ -81,7 +81,7 @@ cross_pair() {
 pp() {
 	local name=$1 tool=$2 chk= before after
 	shift 2
-	"$tool" --help 2>&1 | grep -q -- '--chk' && chk=-c
+	grep -q -- '--chk' < <("$tool" --help 2>&1) && chk=-c
 	before=$(peer_requests)
 	if cross_pair -g "$tool" -n 1000 $chk "$@"; then
 		after=$(peer_requests)
