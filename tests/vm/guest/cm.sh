@@ -90,12 +90,37 @@ client_beside() {
 	return $rc
 }
 
+# wait_listen PID: until the server under PID (timeout's child) listens,
+# 30 s at most: a client that comes before the listener is rejected
+# (perftest's then crashes in librdmacm), and a fixed wait is too short
+# on a loaded host. An rdma_cm ID in LISTEN, or for the tools that meet
+# over TCP first (fi_pingpong), a listening TCP socket of its own.
+wait_listen() {
+	local i child
+	for ((i = 0; i < 300; i++)); do
+		child=$(pgrep -P "$1" | head -n 1)
+		[ -n "$child" ] && listening "$child" && return 0
+		sleep 0.1
+	done
+	echo "+ the server under pid $1 did not listen within 30 s" >&2
+}
+
+listening() {
+	local pid=$1 inodes
+	grep -qE "state LISTEN.* pid $pid " < <(rdma resource show cm_id 2>/dev/null) && return 0
+	inodes=$(readlink /proc/"$pid"/fd/* 2>/dev/null | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')
+	[ -n "$inodes" ] || return 1
+	# /proc/net/tcp*: field 4 the state (0A: LISTEN), field 10 the inode.
+	awk -v want="$inodes" 'BEGIN { n = split(want, a, " "); for (i = 1; i <= n; i++) w[a[i]] = 1 }
+		$4 == "0A" && ($10 in w) { found = 1 } END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
 pair_once() {
 	local srv_rc=0 cli_rc=0 try spid log=/tmp/cm-$1.srv
 	echo "+ server: ${srv[*]}" >&2
 	timeout 240 "${srv[@]}" >"$log" 2>&1 &
 	spid=$!
-	sleep 1
+	wait_listen "$spid"
 	for ((try = 0; try < 5; try++)); do
 		cli_rc=0
 		client_beside "$spid" 240 "${cli[@]}" || cli_rc=$?
