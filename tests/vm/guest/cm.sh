@@ -68,22 +68,35 @@ pair() {
 # client_beside SPID SECS CMD...: the client, as run_t runs it, but stopped
 # once the server (SPID) has been gone for 30 s: a perftest server that
 # gave up on its clock exits before the closing exchange over rdma_cm,
-# and the client would busy-poll for it until its timeout.
+# and the client would busy-poll for it until its timeout. A client still
+# running after SECS is stopped too (status 124), after the QPs' transport
+# counters and the data path's are on the console: what a hung pair was
+# doing. Both sides' output is line-buffered, so a stopped one shows how
+# far it got.
 client_beside() {
-	local spid=$1 secs=$2 cpid rc=0 gone=0 out=/tmp/cm-client.out
+	local spid=$1 secs=$2 cpid rc=0 gone= hung= t0=$SECONDS out=/tmp/cm-client.out
 	shift 2
 	echo "+ $*" >&2
-	timeout "$secs" "$@" >"$out" 2>&1 &
+	stdbuf -oL "$@" >"$out" 2>&1 &
 	cpid=$!
 	while kill -0 "$cpid" 2>/dev/null; do
-		if ! kill -0 "$spid" 2>/dev/null && ((++gone > 300)); then
+		kill -0 "$spid" 2>/dev/null || : "${gone:=$SECONDS}"
+		if [ -n "$gone" ] && ((SECONDS - gone >= 30)); then
 			echo "+ the server ended 30 s ago: client stopped" >&2
 			kill "$cpid" 2>/dev/null
+			break
+		fi
+		if ((SECONDS - t0 >= secs)); then
+			echo "+ client still running after $secs s: stopped; softcx_0 now:" >&2
+			cat /sys/kernel/debug/softcx/softcx_0/qps /sys/kernel/debug/softcx/softcx_0/dp >&2
+			kill "$cpid" 2>/dev/null
+			hung=1
 			break
 		fi
 		sleep 0.1
 	done
 	wait "$cpid" || rc=$?
+	[ -z "$hung" ] || rc=124
 	RUN_OUT=$(<"$out")
 	[ -z "$RUN_OUT" ] || printf '%s\n' "$RUN_OUT" >&2
 	[ $rc = 0 ] || echo "+ exit status $rc" >&2
@@ -118,7 +131,7 @@ listening() {
 pair_once() {
 	local srv_rc=0 cli_rc=0 try spid log=/tmp/cm-$1.srv
 	echo "+ server: ${srv[*]}" >&2
-	timeout 240 "${srv[@]}" >"$log" 2>&1 &
+	timeout 240 stdbuf -oL "${srv[@]}" >"$log" 2>&1 &
 	spid=$!
 	wait_listen "$spid"
 	for ((try = 0; try < 5; try++)); do
