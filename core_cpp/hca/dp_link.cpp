@@ -148,14 +148,18 @@ void dp_link::tx_commit(tp_qp &q)
 
 // The packet being built goes into this port's own ring (only there is
 // the requester's memory under the lock its responder holds), and its
-// message has a gather list alone: it names the payload.
+// message has a gather list alone, mapped over the packet's bytes: it
+// names the payload. Bytes that do not map are gathered, so the WQE fails
+// with LOC_PROT now; named, the packet would be lost at the responder on
+// every retry and the WQE end with RETRY_EXC_ERR instead.
 bool dp_link::tx_ref(tp_qp &q, const tp_send_wr &wr, const tp_payload_ref &r)
 {
 	data_path &d = dp_;
 	const u8 *inl;
 	u32 inl_len;
 	if (!d.policy_.payload_ref || wire_ || to_ != &d || q.a.st != tp_st::rc ||
-	    d.wr_list(rt_of(q), wr, &inl, &inl_len) || inl)
+	    d.wr_list(rt_of(q), wr, &inl, &inl_len) || inl ||
+	    !d.mem_.readable(d.wr_l_, r.off, r.len))
 		return false;
 	by_ref_ = true;
 	ref_ = r;

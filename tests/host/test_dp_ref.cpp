@@ -160,4 +160,44 @@ TEST_F(DpRef, AMessageWhoseKeyWentIsLostNotRead)
 	EXPECT_EQ(host_env::bug_count(), 0u);
 }
 
+// A source page the IOMMU refuses under a valid key (the driver left its
+// MTT entry 0): the packets from there are gathered, not named, and the
+// gather fails the WQE with LOC_PROT at once, as without references. Named,
+// each would be lost at the responder and sent again until the retries ran
+// out: RETRY_EXC_ERR, the wrong error, after every timeout. (It failed so
+// before dp_link::tx_ref checked the bytes map.)
+TEST_F(DpRef, ASourcePageTheIommuRefusesFailsWithLocProt)
+{
+	rc_opts o;
+	o.retry_cnt = 1;
+	o.timeout = 10;
+	pair_t p = pair(SCX_QPT_RC, o, o);
+	constexpr u32 len = 3 * 4096, good = 2 * 4096;
+	mr_t &src = make_mr(len, 0, 0, mtt_bug::mtt_hole);
+	mr_t &dst = make_mr(len, SCX_ACCESS_LOCAL_WRITE | SCX_ACCESS_REMOTE_WRITE);
+	fill(src.cpu(), len, 6);
+	std::memset(dst.cpu(), 0, len);
+	pump();
+	u64 r0 = by_ref(), stale0 = dp_stats().rx_stale_ref;
+	post_send(*p.a, op::rdma_write, wqe_b().raddr(dst.va(), dst.key).data(src.va(), len, src.key));
+	auto e = wait(*p.as, 1);
+	ASSERT_EQ(e.size(), 1u);
+	EXPECT_EQ(e[0].opcode(), cqe_op::req_err);
+	EXPECT_EQ(e[0].syndrome(), synd::loc_prot);
+	EXPECT_EQ(by_ref() - r0, good / mtu); // the mapped pages' packets
+	// Each of those was written whole, or taken after the WQE failed
+	// and lost (counted); nothing of the refused page came.
+	u64 written = 0;
+	for (u32 at = 0; at < good; at += mtu) {
+		bool whole = !std::memcmp(dst.cpu() + at, src.cpu() + at, mtu);
+		written += whole;
+		for (u32 i = at; !whole && i < at + mtu; i++)
+			ASSERT_EQ(dst.cpu()[i], 0) << i;
+	}
+	EXPECT_EQ(written + dp_stats().rx_stale_ref - stale0, good / mtu);
+	for (u32 i = good; i < len; i++)
+		ASSERT_EQ(dst.cpu()[i], 0) << i;
+	EXPECT_EQ(host_env::bug_count(), 0u);
+}
+
 } // namespace
