@@ -103,24 +103,31 @@ client_beside() {
 	return $rc
 }
 
-# wait_listen PID: until the server under PID (timeout's child) listens,
-# 30 s at most: a client that comes before the listener is rejected
-# (perftest's then crashes in librdmacm), and a fixed wait is too short
-# on a loaded host. An rdma_cm ID in LISTEN, or for the tools that meet
-# over TCP first (fi_pingpong), a listening TCP socket of its own.
+# wait_listen PID: until the server under PID (timeout's child) listens on
+# PAIR_DEV, 30 s at most: a client that comes before the listener is
+# rejected (perftest's then crashes in librdmacm), and a fixed wait is too
+# short on a loaded host. An rdma_cm ID in LISTEN on that device (a
+# wildcard listener has one per device, added one after the other, each
+# in LISTEN just before its ib_cm listener is in place: hence the device,
+# and a moment more), or for the tools that meet over TCP first
+# (fi_pingpong), a listening TCP socket of its own.
 wait_listen() {
 	local i child
 	for ((i = 0; i < 300; i++)); do
 		child=$(pgrep -P "$1" | head -n 1)
-		[ -n "$child" ] && listening "$child" && return 0
+		if [ -n "$child" ] && listening "$child"; then
+			sleep 0.2
+			return 0
+		fi
 		sleep 0.1
 	done
-	echo "+ the server under pid $1 did not listen within 30 s" >&2
+	echo "+ the server under pid $1 did not listen on $PAIR_DEV within 30 s" >&2
 }
 
 listening() {
 	local pid=$1 inodes
-	grep -qE "state LISTEN.* pid $pid " < <(rdma resource show cm_id 2>/dev/null) && return 0
+	grep -qE "^link $PAIR_DEV/([0-9]+|-) .*state LISTEN .*pid $pid " \
+		< <(rdma resource show cm_id 2>/dev/null) && return 0
 	inodes=$(readlink /proc/"$pid"/fd/* 2>/dev/null | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')
 	[ -n "$inodes" ] || return 1
 	# /proc/net/tcp*: field 4 the state (0A: LISTEN), field 10 the inode.
@@ -184,12 +191,14 @@ cm_test() {
 	shift
 	args=("${@//@IP@/$PEER_IP}")
 	r0=$(dev_rx_pkts softcx_0)
+	PAIR_DEV=softcx_0
 	pair "$name" "${args[@]//@DEV@/softcx_0}" && ok=PASS
 	r1=$(dev_rx_pkts softcx_0)
 	[ "$r1" -gt "$r0" ] || { ok=FAIL; echo "softcx_0 took no packet" >&2; }
 	note="softcx tries=$((PAIR_TRIES + 1)), $((r1 - r0)) packets$PAIR_NOTE"
 	if [ $have_rxe = 1 ]; then
 		args=("${@//@IP@/$RXE_IP}")
+		PAIR_DEV=$RXE_DEV
 		if pair "$name-rxe" "${args[@]//@DEV@/$RXE_DEV}"; then rxe=pass; else rxe=fail; fi
 		r0=$(dev_rx_pkts softcx_0)
 		[ "$r0" = "$r1" ] || rxe="$rxe, but softcx_0 took $((r0 - r1)) packets of it"
