@@ -74,7 +74,7 @@ pair() {
 # doing. Both sides' output is line-buffered, so a stopped one shows how
 # far it got.
 client_beside() {
-	local spid=$1 secs=$2 cpid rc=0 gone= hung= t0=$SECONDS out=/tmp/cm-client.out
+	local spid=$1 secs=$2 cpid rc=0 gone='' hung='' t0=$SECONDS out=/tmp/cm-client.out
 	shift 2
 	echo "+ $*" >&2
 	stdbuf -oL "$@" >"$out" 2>&1 &
