@@ -65,6 +65,13 @@ pair() {
 	return 1
 }
 
+# softcx_state: softcx_0's QPs (each one's retransmissions, RNR and
+# sequence NAKs) and its data path's counters, on the console: what a
+# stopped pair was doing.
+softcx_state() {
+	cat /sys/kernel/debug/softcx/softcx_0/qps /sys/kernel/debug/softcx/softcx_0/dp >&2
+}
+
 # client_beside SPID SECS CMD...: the client, as run_t runs it, but stopped
 # once the server (SPID) has been gone for 30 s: a perftest server that
 # gave up on its clock exits before the closing exchange over rdma_cm,
@@ -88,7 +95,7 @@ client_beside() {
 		fi
 		if ((SECONDS - t0 >= secs)); then
 			echo "+ client still running after $secs s: stopped; softcx_0 now:" >&2
-			cat /sys/kernel/debug/softcx/softcx_0/qps /sys/kernel/debug/softcx/softcx_0/dp >&2
+			softcx_state
 			kill "$cpid" 2>/dev/null
 			hung=1
 			break
@@ -148,7 +155,7 @@ server_after() {
 	child=$(pgrep -P "$spid" | head -n 1)
 	echo "+ server still running $2 s after its client ended: stopped; it waits in:" >&2
 	[ -z "$child" ] || cat "/proc/$child/stack" >&2
-	cat /sys/kernel/debug/softcx/softcx_0/qps /sys/kernel/debug/softcx/softcx_0/dp >&2
+	softcx_state
 	kill "$spid" 2>/dev/null
 }
 
