@@ -116,14 +116,17 @@ client_beside() {
 # short on a loaded host. An rdma_cm ID in LISTEN on that device (a
 # wildcard listener has one per device, added one after the other, each
 # in LISTEN just before its ib_cm listener is in place: hence the device,
-# and a moment more), or for the tools that meet over TCP first
-# (fi_pingpong), a listening TCP socket of its own.
+# and a second more, never sooner than the fixed wait it replaced), or
+# for the tools that meet over TCP first (fi_pingpong), a listening TCP
+# socket of its own.
 wait_listen() {
 	local i child
 	for ((i = 0; i < 300; i++)); do
 		child=$(pgrep -P "$1" | head -n 1)
 		if [ -n "$child" ] && listening "$child"; then
-			sleep 0.2
+			# 0.2 s was not enough: an rxe client was still
+			# REJECTED once its device's LISTEN showed.
+			sleep 1
 			return 0
 		fi
 		sleep 0.1
