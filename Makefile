@@ -141,7 +141,8 @@ host-test: deps $(BUILD)/host/softcx_tests
 # softcx↔softcx, softcx→rxe and rxe↔rxe side by side: build/bench/wire.txt;
 # the packet engine natively, on this host: build/bench/engine.txt.
 BENCH_BIN := $(BUILD)/bench-bin
-bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps $(BENCH_BIN)/engine
+bench: module-stock $(BENCH_BIN)/memcpy_bw $(BENCH_BIN)/idle_qps $(BENCH_BIN)/engine \
+	$(BENCH_BIN)/trap_floor $(BENCH_BIN)/wake_floor
 	@bench/run.sh
 $(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
 	@mkdir -p $(dir $@)
@@ -149,6 +150,12 @@ $(BENCH_BIN)/memcpy_bw: bench/memcpy_bw.c
 $(BENCH_BIN)/idle_qps: bench/idle_qps.c
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -libverbs
+$(BENCH_BIN)/trap_floor: bench/trap_floor.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -libverbs -lmlx5
+$(BENCH_BIN)/wake_floor: bench/wake_floor.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
 # The core as the module builds it (-O2), no sanitizers, with the host
 # tests' env and Dp fixture.
 ENGINE_DIR := $(BUILD)/bench-engine

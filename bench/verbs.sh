@@ -5,7 +5,8 @@
 # atomics, ibv_rc_pingpong with completion events, each the median of
 # three runs (send and write latency again with uar_trap=0), the guest's
 # memcpy bandwidth as the ceiling, and the CPU softcx's data-path thread
-# uses while 1000 connected QPs sit idle. BENCH lines go to the results
+# uses while 1000 connected QPs sit idle; floors under the latency rows
+# (entering the device, a null system call, a process's wake-up). BENCH lines go to the results
 # port; bench/run.sh collects them.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
@@ -61,6 +62,38 @@ row ib_atomic_bw 8 MB/s
 # perftest's 1 000 atomics last ~25 ms here: mostly the doorbell page's
 # move from trapping to the poller. 20 000 measure the steady rate.
 row ib_atomic_bw 8 "MB/s, 20 000 atomics" -n 20000
+
+# Floors under the latency rows, no transport work in them: entering the
+# device (softcx: a doorbell store that traps, its QP in RESET, the page
+# kept trapping; rxe: ibv_post_send refused in the kernel) beside a null
+# system call, and a sleeping process's wake-up (two processes passing a
+# byte over pipes, on one CPU and pinned to two), which
+# ibv_rc_pingpong -e pays twice an iteration or more. Medians of three.
+floor_vals() {
+	local i out sxv=() rxv=() sysv=()
+	echo 0 >/sys/module/softcx/parameters/uar_stream_gap_us
+	for i in 1 2 3; do
+		out=$("$x/trap_floor" softcx_0 20000) && sxv+=("$(awk '{ print $4 }' <<<"$out")") &&
+			sysv+=("$(awk '{ print $2 }' <<<"$out")")
+		out=$("$x/trap_floor" rxe0 20000) && rxv+=("$(awk '{ print $4 }' <<<"$out")")
+	done
+	echo 100 >/sys/module/softcx/parameters/uar_stream_gap_us
+	FLOOR_SX=$(median "${sxv[@]}")
+	FLOOR_RXE=$(median "${rxv[@]}")
+	FLOOR_SYS=$(median "${sysv[@]}")
+}
+floor_vals
+bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' device_entry "" "$FLOOR_SX" "$FLOOR_RXE" "" \
+	"ns (floor: softcx a trapped doorbell, rxe a refused ibv_post_send)")"
+bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' null_syscall "" "$FLOOR_SYS" "" "" "ns (getppid)")"
+for w in same cross; do
+	wv=()
+	for i in 1 2 3; do
+		out=$("$x/wake_floor" 2000 "$w") && wv+=("$(awk '{ print $2 }' <<<"$out")")
+	done
+	bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' "wake_rtt_$w" "" "$(median "${wv[@]}")" "" "" \
+		"usec a round trip, two wake-ups (pipes; $w: $([ $w = same ] && echo 'as the scheduler places them' || echo 'pinned to CPUs 0 and 1'))")"
+done
 
 # pp_value DEV GIDX ARGS: ibv_rc_pingpong's usec/iter, the median of three.
 pp_value() {
@@ -125,7 +158,7 @@ if [ -n "$pid" ]; then
 	# schedstat: ns on a CPU; uptime: seconds (busybox date has no %N).
 	cpu=$(awk -v a="$t0" -v b="$t1" -v c="$s0" -v d="$s1" 'BEGIN { printf "%.2f", 100 * (b - a) / 1e9 / (d - c) }')
 	bench_line "$(printf '%-18s %6s %10s %10s %8s  %s' idle_1000_qps "" "$cpu" 0 "" "% of one CPU (data-path thread; rxe has none)")"
-	grep -q done /tmp/idle.out || bench_line "idle_qps failed: $(tail -1 /tmp/idle.out)"
+	grep -q 'done' /tmp/idle.out || bench_line "idle_qps failed: $(tail -1 /tmp/idle.out)"
 fi
 
 # The same latency rows with the doorbell trap off (uar_trap=0: the poller
