@@ -38,7 +38,7 @@ protected:
 			auto t0 = clk::now();
 			for (int i = 0; i < n; i++) {
 				post();
-				scx_hca_uar_store(hca, uar);
+				scx_hca_uar_store(hca, uar, nullptr);
 				done();
 			}
 			runs.push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count() / n);

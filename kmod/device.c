@@ -192,11 +192,14 @@ static void scx_dp_wake_peer(void *ctx)
 	scx_dp_wake(ctx);
 }
 
-void scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
+bool scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar)
 {
-	if (scx_hca_uar_store(kdev->hca, uar))
+	bool paced = false;
+
+	if (scx_hca_uar_store(kdev->hca, uar, &paced))
 		scx_dp_wake(kdev);
 	scx_wire_flush(kdev);
+	return paced;
 }
 
 void scx_kdev_dp_stream(struct scx_kdev *kdev)

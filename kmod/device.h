@@ -149,7 +149,7 @@ void scx_hca_mtu(struct scx_kdev *kdev, unsigned int mtu);
 /* The memory behind UAR page `uar`, which user space maps (see hca.h). */
 struct page *scx_kdev_uar_page(struct scx_kdev *kdev, u32 uar);
 /* A user store to UAR page `uar` trapped: run the data path in the writer. */
-void scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar);
+bool scx_kdev_uar_store(struct scx_kdev *kdev, u32 uar);
 /* How many stores the page has seen (a lock round trip: only when needed). */
 u32 scx_kdev_uar_stores(struct scx_kdev *kdev, u32 uar);
 /* The data-path thread must poll again now (any context). */

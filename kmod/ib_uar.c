@@ -302,8 +302,10 @@ void scx_uar_rearm_init(struct scx_ibdev *sdev)
  * doorbell store into the hca's page and run the data path in the writer;
  * the page stays unmapped, so the next doorbell traps too, with no PTE to
  * insert or zap. A page trapping stores back to back, nobody else's in
- * between, is streaming: a fault per doorbell would cost more than the
- * poller, so it is mapped (polled) until its stores pause. A store that
+ * between and no completion taken between them (a writer posting ahead,
+ * not one waiting on each completion), is streaming: a fault per doorbell
+ * would cost more than the poller, so it is mapped (polled) until its
+ * stores pause. A store that
  * cannot be emulated maps the page, and the trap is re-armed once it
  * landed. Without uar_trap the page is simply mapped.
  */
@@ -313,6 +315,7 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 	struct scx_kdev *kdev = e->kdev;
 	bool store = vmf->flags & FAULT_FLAG_WRITE;
 	struct scx_uar_store st;
+	bool paced;
 	u64 t0, gap;
 
 	WRITE_ONCE(e->rearm_quiet, false);
@@ -326,11 +329,12 @@ static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bo
 
 		for (i = 0; i < st.width / 8; i++)
 			WRITE_ONCE(w[i], st.value[i]);
-		scx_kdev_uar_store(kdev, e->index);
+		paced = scx_kdev_uar_store(kdev, e->index);
 		scx_uar_store_retire(&st);
 		atomic64_inc(&kdev->uar_emulated);
 		gap = (u64)READ_ONCE(scx_uar_stream_gap_us) * NSEC_PER_USEC;
-		if (READ_ONCE(scx_uar_trap_last) == e && t0 - e->trap_end < gap)
+		/* A writer that took a completion since its last doorbell waits on them. */
+		if (!paced && READ_ONCE(scx_uar_trap_last) == e && t0 - e->trap_end < gap)
 			e->streak++;
 		else
 			e->streak = 0;

@@ -144,7 +144,10 @@ int scx_hca_post_cqe(struct scx_hca *hca, uint32_t cqn, const void *cqe64, bool 
 }
 
 unsigned int scx_hca_poll(struct scx_hca *hca) { return hca->dev.dp().poll(); }
-bool scx_hca_uar_store(struct scx_hca *hca, uint32_t uar) { return hca->dev.dp().ring(uar); }
+bool scx_hca_uar_store(struct scx_hca *hca, uint32_t uar, bool *paced)
+{
+	return hca->dev.dp().ring(uar, paced);
+}
 void scx_hca_dp_stay_active(struct scx_hca *hca) { hca->dev.dp().stay_active(); }
 uint32_t scx_hca_uar_stores(struct scx_hca *hca, uint32_t uar) { return hca->dev.dp().uar_stores(uar); }
 

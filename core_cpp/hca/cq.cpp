@@ -224,6 +224,13 @@ void cq_engine::detach(u32 cqn)
 		cq->users--;
 }
 
+bool cq_engine::consumer_index(u32 cqn, u32 *ci)
+{
+	lock_guard g(lock_);
+	cq_ctx *cq = table_.get(cqn);
+	return cq && consumer_index(*cq, ci);
+}
+
 bool cq_engine::consumer_index(const cq_ctx &cq, u32 *ci)
 {
 	const u8 *rec = static_cast<const u8 *>(dma_->map(cq.dbr_addr, prm::cq_dbrec::size_bytes));

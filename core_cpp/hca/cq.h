@@ -72,6 +72,9 @@ public:
 	// whether some CQ was made by user context uid.
 	u16 owner(u32 cqn);
 	bool any_owned_by(u16 uid);
+	// The consumer index CQ cqn's doorbell record shows (false: no such
+	// CQ, or its record unreadable).
+	bool consumer_index(u32 cqn, u32 *ci);
 	// A QP uses CQ cqn (false: no such CQ); a CQ in use cannot be
 	// destroyed (BAD_RES_STATE).
 	bool attach(u32 cqn);

@@ -175,7 +175,7 @@ u32 data_path::poll()
 	return round(no_trap, false, nullptr);
 }
 
-u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
+u32 data_path::round(u32 trap_uar, bool fresh, bool *left, bool *paced)
 {
 	bool trapped = trap_uar != no_trap;
 	if (halted_.load(mo::acquire))
@@ -189,7 +189,7 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 	bool own = trapped && !in_pass_;
 	if (own && fresh)
 		ntrap_ = 0;
-	u32 rung = take_doorbells(own ? trap_uar : no_trap);
+	u32 rung = take_doorbells(own ? trap_uar : no_trap, paced);
 	busy_ = false;
 	bool work = rung || more_;
 	if (sweep_ || rx_.front())
@@ -249,7 +249,7 @@ u32 data_path::round(u32 trap_uar, bool fresh, bool *left)
 
 // Every doorbell since the last round, or a trap's on its own page: the
 // QP each names gets a turn (and joins the trap's QPs). Returns how many.
-u32 data_path::take_doorbells(u32 trap_uar)
+u32 data_path::take_doorbells(u32 trap_uar, bool *paced)
 {
 	// Which QP a doorbell names is only a hint (a later store to the
 	// same word replaces it): the QP named gets a turn, and a sweep now
@@ -264,9 +264,14 @@ u32 data_path::take_doorbells(u32 trap_uar)
 			note_arm(u32(prm::get(db, prm::cq_doorbell::cqn)));
 		} else {
 			u32 qpn = u32(prm::get(db, prm::wqe_ctrl_seg::qpn));
-			activate_qpn(qpn);
-			if (uar == trap_uar)
+			qp_runtime *rt = d_.qps->dp_get(qpn);
+			if (rt)
+				activate(*rt);
+			if (uar == trap_uar) {
 				trap_add(qpn);
+				if (paced && rt && consumed_since_doorbell(*rt))
+					*paced = true;
+			}
 			named++;
 		}
 	};
@@ -319,13 +324,13 @@ u32 data_path::poller_sleep(u64 end, u64 timer)
 	return s;
 }
 
-bool data_path::ring(u32 uar)
+bool data_path::ring(u32 uar, bool *paced)
 {
 	// A round can leave one more for what it caused (arm words after the
 	// CQEs it wrote, flushes after an error): run those here too, so an
 	// event does not wait for the poller.
 	bool left = false;
-	u32 s = round(uar, true, &left);
+	u32 s = round(uar, true, &left, paced);
 	for (u32 i = 0; !s && i < 4; i++)
 		s = round(uar, false, &left);
 	return left;

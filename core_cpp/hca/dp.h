@@ -239,8 +239,9 @@ public:
 	// doorbell the moment it crosses the bus, for the QPs that page's
 	// doorbells name and their loopback peers only. Work it leaves (other
 	// QPs', timers, RNR waits, sweeps) is the poller's: true if there is
-	// some, so the poller should be woken.
-	bool ring(u32 uar);
+	// some, so the poller should be woken. *paced (if given): a QP the
+	// page's store names had a completion consumed since its last one.
+	bool ring(u32 uar, bool *paced = nullptr);
 	// Under lock(), from a command: run the work posted so far (a pass as
 	// a doorbell would start).
 	void settle();
@@ -292,8 +293,9 @@ private:
 	// that trapped on that page; fresh: the trap's first round. *left (if
 	// given): work or timers remain for the poller after it.
 	static constexpr u32 no_trap = ~0u;
-	u32 round(u32 trap_uar, bool fresh, bool *left);
-	u32 take_doorbells(u32 trap_uar);
+	u32 round(u32 trap_uar, bool fresh, bool *left, bool *paced = nullptr);
+	u32 take_doorbells(u32 trap_uar, bool *paced);
+	bool consumed_since_doorbell(qp_runtime &rt);
 	void note_arm(u32 cqn);
 	u32 poller_sleep(u64 end, u64 timer);
 	u32 busy_backoff();

@@ -48,6 +48,23 @@ void data_path::activate_qpn(u32 qpn)
 		activate(*rt);
 }
 
+// Whether the writer consumed a completion of rt's (its send or receive
+// CQ's consumer index moved) since rt's previous trapped doorbell. One
+// that waits on its completions between doorbells (a latency test) is
+// served best by the trap; one posting ahead (a bandwidth test) stores
+// back to back with none consumed between, and the poller serves it.
+bool data_path::consumed_since_doorbell(qp_runtime &rt)
+{
+	u32 s = 0, r = 0;
+	d_.cqs->consumer_index(rt.cqn_snd, &s);
+	if (rt.cqn_rcv != rt.cqn_snd)
+		d_.cqs->consumer_index(rt.cqn_rcv, &r);
+	bool moved = s != rt.seen_ci_snd || r != rt.seen_ci_rcv;
+	rt.seen_ci_snd = s;
+	rt.seen_ci_rcv = r;
+	return moved;
+}
+
 // Every QP whose send queue moved without a doorbell seen for it.
 void data_path::sweep()
 {

@@ -151,6 +151,10 @@ struct qp_runtime {
 	// On the data path's list of QPs with work / of QPs with a timer.
 	u8 dp_active;
 	u8 dp_timed;
+	// Its CQs' consumer indexes at its last trapped doorbell
+	// (data_path::consumed_since_doorbell).
+	u32 seen_ci_snd;
+	u32 seen_ci_rcv;
 };
 
 // The number a QP's CQEs name: its own, or a DCT context's DCT's.

@@ -290,6 +290,8 @@ void qp_table::create_image(u8 *img, qp_runtime &rt, const u8 *qpc, const create
 	rt.sq_wqebbs = p.sq_wqebbs;
 	rt.rq_wqes = p.rq_wqes;
 	rt.dbr_addr = p.dbr;
+	rt.seen_ci_snd = 0;
+	rt.seen_ci_rcv = 0;
 	decode(rt, img);
 }
 

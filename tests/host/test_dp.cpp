@@ -879,7 +879,7 @@ TEST_F(DpSched, ATrapRunsTheRungQpAndItsPeerOnly)
 	post_send(*y.a, op::send, wqe_b().inl("yy", 2));
 
 	// The trap: Y's SEND, its receive, its ACK, both CQEs; X left over.
-	EXPECT_TRUE(scx_hca_uar_store(hca, uar));
+	EXPECT_TRUE(scx_hca_uar_store(hca, uar, nullptr));
 	EXPECT_EQ(drain(*y.br).size(), 1u);
 	EXPECT_EQ(drain(*y.as).size(), 1u);
 	EXPECT_EQ(std::memcmp(dst.cpu() + 64, "yy", 2), 0);
@@ -916,17 +916,48 @@ TEST_F(DpSched, ATrapReadsOnlyTheArmWordsOfTheCqsItNamed)
 
 	arm_cq(*p.br, 0, false);
 	before = dp_stats().arm_reads;
-	scx_hca_uar_store(hca, uar);
+	scx_hca_uar_store(hca, uar, nullptr);
 	EXPECT_EQ(dp_stats().arm_reads - before, 1u);
 	EXPECT_EQ(load_be32(p.br->dbr + 4), 0x80000001u); // seen by the trap (ci 1)
 
 	post_recv(*p.b, {{dst.va(), 64, dst.key}});
 	post_send(*p.a, op::send, wqe_b().inl("ping", 4));
 	before = dp_stats().arm_reads;
-	scx_hca_uar_store(hca, uar);
+	scx_hca_uar_store(hca, uar, nullptr);
 	EXPECT_EQ(dp_stats().arm_reads - before, 0u);
 	EXPECT_EQ(drain(*p.br).size(), 1u);
 	EXPECT_EQ(p.br->events.load(), 1);
+}
+
+// A trap says whether its writer took one of the QP's completions since
+// the QP's last doorbell: a writer posting ahead (a bandwidth test) may be
+// left to the poller, one waiting on each completion (a latency test) not.
+TEST_F(DpSched, ATrapSaysWhetherItsWriterTookACompletionBetweenDoorbells)
+{
+	pair_t p = pair();
+	mr_t &dst = make_mr(4096, SCX_ACCESS_LOCAL_WRITE | all_remote);
+	auto write_and_ring = [&] {
+		post_send(*p.a, op::rdma_write, wqe_b().raddr(dst.va(), dst.key).inl("ab", 2));
+		bool paced = false;
+		scx_hca_uar_store(hca, uar, &paced);
+		return paced;
+	};
+	EXPECT_FALSE(write_and_ring());
+	EXPECT_FALSE(write_and_ring());
+	EXPECT_EQ(drain(*p.as).size(), 2u);
+	EXPECT_TRUE(write_and_ring());
+	EXPECT_EQ(drain(*p.as).size(), 1u);
+	EXPECT_TRUE(write_and_ring());
+	// Posting ahead again: nothing taken since.
+	EXPECT_FALSE(write_and_ring());
+	EXPECT_FALSE(write_and_ring());
+
+	// A receive completion taken counts too (a ping-pong's).
+	post_recv(*p.a, {{dst.va(), 64, dst.key}});
+	post_send(*p.b, op::send, wqe_b().inl("pong", 4));
+	pump();
+	EXPECT_EQ(drain(*p.ar).size(), 1u);
+	EXPECT_TRUE(write_and_ring());
 }
 
 // A pass holds the data path's lock for up to hold_us between packets,

@@ -262,7 +262,7 @@ TEST_F(Fabric, ARouteHeldUpIsRetriedAfterAGrowingDelay)
 
 	host_env::fail_trylocks(1000000);
 	post_send(*x.a, op::send, wqe_b().inl("ab", 2));
-	EXPECT_TRUE(scx_hca_uar_store(hca, uar));
+	EXPECT_TRUE(scx_hca_uar_store(hca, uar, nullptr));
 	u64 after_trap = stats_of(hca).peer_busy;
 	EXPECT_GT(after_trap, busy0);
 	std::vector<u32> delays;

@@ -77,9 +77,13 @@ unsigned int scx_hca_poll(struct scx_hca *hca);
  * emulated; process context): run the QPs that page's doorbells name, and
  * their loopback peers, now, in the writer's context, so a doorbell does
  * not wait for the poller. Other QPs' work is the poller's. True: work or
- * timers are left for the poller, which should be woken.
+ * timers are left for the poller, which should be woken. *paced (if not
+ * NULL) is set when a QP the store names had a completion consumed (its
+ * CQ's consumer index moved) since its previous trapped doorbell: its
+ * writer waits on completions between doorbells, as a latency test does,
+ * so the trap, not the poller, should keep serving it.
  */
-bool scx_hca_uar_store(struct scx_hca *hca, uint32_t uar);
+bool scx_hca_uar_store(struct scx_hca *hca, uint32_t uar, bool *paced);
 /* Stores will land in a UAR page without trapping: poll closely for now. */
 void scx_hca_dp_stay_active(struct scx_hca *hca);
 /*
