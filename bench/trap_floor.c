@@ -32,6 +32,7 @@ enum entry { E_GETPPID, E_DOORBELL, E_POST_SEND };
 struct target {
 	struct ibv_qp *qp;
 	volatile uint64_t *reg;
+	uint64_t doorbell;	/* a SEND's control segment, its first 8 bytes */
 };
 
 static int enter(enum entry e, struct target *t)
@@ -42,8 +43,7 @@ static int enter(enum entry e, struct target *t)
 	case E_GETPPID:
 		return getppid() > 0 ? 0 : -1;
 	case E_DOORBELL:
-		/* A control segment's first word: opcode SEND, WQE 0, this QP. */
-		*t->reg = htobe64(((uint64_t)0x0a << 32) | ((uint64_t)t->qp->qp_num << 8) | 1);
+		*t->reg = t->doorbell;
 		return 0;
 	case E_POST_SEND:
 		/* Refused in the kernel: the QP is in RESET. */
@@ -111,12 +111,16 @@ int main(int argc, char **argv)
 	e = E_POST_SEND;
 	if (mlx5dv_is_supported(ctx->device)) {
 		struct mlx5dv_obj o = { .qp = { .in = t.qp } };
+		struct mlx5_wqe_ctrl_seg ctrl;
 		struct mlx5dv_qp dq;
 
 		o.qp.out = &dq;
 		if (mlx5dv_init_obj(&o, MLX5DV_OBJ_QP))
 			return fprintf(stderr, "trap_floor: mlx5dv_init_obj failed\n"), 1;
 		t.reg = dq.bf.reg;
+		/* WQE 0, one 16-byte unit: as libmlx5 rings it, never fetched. */
+		mlx5dv_set_ctrl_seg(&ctrl, 0, MLX5_OPCODE_SEND, 0, t.qp->qp_num, 0, 1, 0, 0);
+		memcpy(&t.doorbell, &ctrl, sizeof(t.doorbell));
 		e = E_DOORBELL;
 	}
 	sys = best_ns(E_GETPPID, &t, count);

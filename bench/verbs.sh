@@ -6,8 +6,8 @@
 # three runs (send and write latency again with uar_trap=0), the guest's
 # memcpy bandwidth as the ceiling, and the CPU softcx's data-path thread
 # uses while 1000 connected QPs sit idle; floors under the latency rows
-# (entering the device, a null system call, a process's wake-up). BENCH lines go to the results
-# port; bench/run.sh collects them.
+# (entering the device, a null system call, a process's wake-up). BENCH
+# lines go to the results port; bench/run.sh collects them.
 set -uo pipefail
 . "${BASH_SOURCE%/*}/common.sh"
 x=/harness/extra

@@ -313,10 +313,57 @@ static void scx_health_work(struct work_struct *w)
 	schedule_delayed_work(&kdev->health_work, msecs_to_jiffies(kdev->health_poll_ms));
 }
 
-struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p)
+/* The device itself: the hca behind the function's DMA domain and vectors. */
+static int scx_kdev_hca_create(struct scx_kdev *kdev, const struct scx_kdev_params *p)
+{
+	struct scx_hca_params hp = {};
+
+	hp.dma_domain = &kdev->fn->dom;
+	hp.num_vectors = kdev->num_vectors;
+	hp.ctx = kdev;
+	hp.raise_irq = scx_raise_irq;
+	memcpy(hp.mac, p->mac, sizeof(hp.mac));
+	hp.mtu = p->mtu;
+	hp.link_down = !p->link_up;
+	hp.devx_objects = p->devx_objects;
+	hp.dc = p->dc;
+	return scx_hca_create(&hp, &kdev->hca);
+}
+
+/* The driver's bring-up against the hca's BAR, with the caller's event hooks. */
+static int scx_kdev_drv_init(struct scx_kdev *kdev, const struct scx_kdev_params *p)
 {
 	struct scx_drv_params dp = {};
-	struct scx_hca_params hp = {};
+
+	dp.name = kdev->name;
+	dp.bar = scx_hca_bar(kdev->hca);
+	dp.ctx = kdev;
+	dp.dma_alloc = scx_dma_alloc;
+	dp.dma_free = scx_dma_free;
+	dp.request_irq = scx_request_irq;
+	dp.free_irq = scx_free_irq;
+	dp.schedule_tasklet = scx_schedule_tasklet;
+	dp.cmd_timeout_ms = p->cmd_timeout_ms;
+	dp.num_comp_eqs = kdev->num_vectors - 1;
+	dp.cmd_polling = p->cmd_polling;
+	dp.cmd_checksum = p->cmd_checksum;
+	dp.port_event = p->port_event ? scx_port_event : NULL;
+	kdev->port_event = p->port_event;
+	dp.qp_event = p->qp_event ? scx_qp_event : NULL;
+	kdev->qp_event = p->qp_event;
+	dp.srq_event = p->srq_event ? scx_srq_event : NULL;
+	kdev->srq_event = p->srq_event;
+	dp.user_event = p->user_event ? scx_user_event : NULL;
+	kdev->user_event = p->user_event;
+	kdev->port_event_ctx = p->port_event_ctx;
+	kdev->fatal = p->fatal;
+	kdev->health_poll_ms = p->health_poll_ms ?: 1000;
+	INIT_DELAYED_WORK(&kdev->health_work, scx_health_work);
+	return scx_drv_init(&dp, &kdev->drv);
+}
+
+struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params *p)
+{
 	struct scx_kdev *kdev;
 	unsigned int i;
 	int err;
@@ -344,44 +391,10 @@ struct scx_kdev *scx_kdev_create(const char *name, const struct scx_kdev_params 
 		err = -ENOMEM;
 		goto err_fn;
 	}
-	hp.dma_domain = &kdev->fn->dom;
-	hp.num_vectors = kdev->num_vectors;
-	hp.ctx = kdev;
-	hp.raise_irq = scx_raise_irq;
-	memcpy(hp.mac, p->mac, sizeof(hp.mac));
-	hp.mtu = p->mtu;
-	hp.link_down = !p->link_up;
-	hp.devx_objects = p->devx_objects;
-	hp.dc = p->dc;
-	err = scx_hca_create(&hp, &kdev->hca);
+	err = scx_kdev_hca_create(kdev, p);
 	if (err)
 		goto err_irqs;
-
-	dp.name = kdev->name;
-	dp.bar = scx_hca_bar(kdev->hca);
-	dp.ctx = kdev;
-	dp.dma_alloc = scx_dma_alloc;
-	dp.dma_free = scx_dma_free;
-	dp.request_irq = scx_request_irq;
-	dp.free_irq = scx_free_irq;
-	dp.schedule_tasklet = scx_schedule_tasklet;
-	dp.cmd_timeout_ms = p->cmd_timeout_ms;
-	dp.num_comp_eqs = kdev->num_vectors - 1;
-	dp.cmd_polling = p->cmd_polling;
-	dp.cmd_checksum = p->cmd_checksum;
-	dp.port_event = p->port_event ? scx_port_event : NULL;
-	kdev->port_event = p->port_event;
-	dp.qp_event = p->qp_event ? scx_qp_event : NULL;
-	kdev->qp_event = p->qp_event;
-	dp.srq_event = p->srq_event ? scx_srq_event : NULL;
-	kdev->srq_event = p->srq_event;
-	dp.user_event = p->user_event ? scx_user_event : NULL;
-	kdev->user_event = p->user_event;
-	kdev->port_event_ctx = p->port_event_ctx;
-	kdev->fatal = p->fatal;
-	kdev->health_poll_ms = p->health_poll_ms ?: 1000;
-	INIT_DELAYED_WORK(&kdev->health_work, scx_health_work);
-	err = scx_drv_init(&dp, &kdev->drv);
+	err = scx_kdev_drv_init(kdev, p);
 	if (err) {
 		pr_err("%s: bring-up failed: %d\n", kdev->name, err);
 		goto err_hca;

@@ -305,9 +305,9 @@ void scx_uar_rearm_init(struct scx_ibdev *sdev)
  * between and no completion taken between them (a writer posting ahead,
  * not one waiting on each completion), is streaming: a fault per doorbell
  * would cost more than the poller, so it is mapped (polled) until its
- * stores pause. A store that
- * cannot be emulated maps the page, and the trap is re-armed once it
- * landed. Without uar_trap the page is simply mapped.
+ * stores pause. A store that cannot be emulated maps the page, and the
+ * trap is re-armed once it landed. Without uar_trap the page is simply
+ * mapped.
  */
 static vm_fault_t scx_uar_live_fault(struct vm_fault *vmf, struct scx_uar *e, bool *mapped)
 {
